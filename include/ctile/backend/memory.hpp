@@ -1,0 +1,142 @@
+// Tile loads and stores between global memory and registers. Each thread moves its 16-byte
+// chunks with one vector access when the chunk is inside the tensor, contiguous and aligned, and
+// element by element (predicated) otherwise, so ragged edges and odd strides stay correct.
+// Out-of-range elements load as the padding value and are never stored.
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#include "ctile/tile/tile.hpp"
+
+namespace ct::backend {
+
+namespace detail {
+template <int Bytes>
+CT_HD inline void copy_vector(void* dst, const void* src) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Bytes == 16) {
+    const uint4 x = *static_cast<const uint4*>(src);
+    memcpy(dst, &x, 16);
+  } else if constexpr (Bytes == 8) {
+    const uint2 x = *static_cast<const uint2*>(src);
+    memcpy(dst, &x, 8);
+  } else if constexpr (Bytes == 4) {
+    const unsigned x = *static_cast<const unsigned*>(src);
+    memcpy(dst, &x, 4);
+  } else {
+    memcpy(dst, src, Bytes);
+  }
+#else
+  std::memcpy(dst, src, Bytes);
+#endif
+}
+
+template <int Bytes>
+CT_HD inline void store_vector(void* dst, const void* src) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Bytes == 16) {
+    uint4 x;
+    memcpy(&x, src, 16);
+    *static_cast<uint4*>(dst) = x;
+  } else if constexpr (Bytes == 8) {
+    uint2 x;
+    memcpy(&x, src, 8);
+    *static_cast<uint2*>(dst) = x;
+  } else if constexpr (Bytes == 4) {
+    unsigned x;
+    memcpy(&x, src, 4);
+    *static_cast<unsigned*>(dst) = x;
+  } else {
+    memcpy(dst, src, Bytes);
+  }
+#else
+  std::memcpy(dst, src, Bytes);
+#endif
+}
+
+template <int Bytes>
+CT_HD inline bool aligned(const void* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) % Bytes) == 0;
+}
+}  // namespace detail
+
+// Where one chunk of a tile lands in a tensor: its first element's offset, and which of its
+// elements are inside the tensor.
+template <int R>
+struct chunk_place {
+  index_t offset = 0;      // element offset of the chunk's first element
+  bool row_inside = true;  // every axis but the last is in range
+  index_t last = 0;        // index along the last axis of the chunk's first element
+};
+
+template <int R>
+struct global_view {
+  index_t extent[R];
+  index_t stride[R];
+};
+
+template <class S, int R>
+CT_HD chunk_place<R> place_chunk(const global_view<R>& g, const coord<R>& origin, const coord<R>& c) {
+  chunk_place<R> p;
+  CT_UNROLL
+  for (int i = 0; i < R; ++i) {
+    const index_t gi = origin[i] + c[i];
+    p.offset += gi * g.stride[i];
+    if (i < R - 1) p.row_inside = p.row_inside && gi >= 0 && gi < g.extent[i];
+    else p.last = gi;
+  }
+  return p;
+}
+
+// Loads the tile of shape S whose element (0, ..., 0) sits at `origin` in the tensor.
+template <class T, class S, int R>
+CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R>& origin, T pad) {
+  using out = tile<T, S>;
+  using P = typename out::layout_type;
+  constexpr int V = P::vec, bytes = V * int(sizeof(T));
+  const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
+  out r;
+  CT_UNROLL
+  for (int k = 0; k < P::chunks_per_thread; ++k) {
+    const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
+    const T* src = base + p.offset;
+    const bool whole = p.row_inside && p.last >= 0 && p.last + V <= n_last;
+    if (whole && (V == 1 || s_last == 1) && detail::aligned<bytes>(src)) {
+      detail::copy_vector<bytes>(&r.v[k * V], src);
+    } else {
+      CT_UNROLL
+      for (int v = 0; v < V; ++v) {
+        const index_t j = p.last + v;
+        r.v[k * V + v] = (p.row_inside && j >= 0 && j < n_last) ? src[v * s_last] : pad;
+      }
+    }
+  }
+  return r;
+}
+
+// Stores x (natural layout) as the tile at `origin`; elements outside the tensor are dropped.
+template <class T, class S, int R>
+CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S>& x) {
+  using in = tile<T, S>;
+  using P = typename in::layout_type;
+  constexpr int V = P::vec, bytes = V * int(sizeof(T));
+  const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
+  CT_UNROLL
+  for (int k = 0; k < P::chunks_per_thread; ++k) {
+    if (!in::canonical(k * V)) continue;
+    const auto p = place_chunk<S, R>(g, origin, in::coord_of(k * V));
+    T* dst = base + p.offset;
+    const bool whole = p.row_inside && p.last >= 0 && p.last + V <= n_last;
+    if (whole && (V == 1 || s_last == 1) && detail::aligned<bytes>(dst)) {
+      detail::store_vector<bytes>(dst, &x.v[k * V]);
+    } else {
+      CT_UNROLL
+      for (int v = 0; v < V; ++v) {
+        const index_t j = p.last + v;
+        if (p.row_inside && j >= 0 && j < n_last) dst[v * s_last] = x.v[k * V + v];
+      }
+    }
+  }
+}
+
+}  // namespace ct::backend

@@ -1,0 +1,49 @@
+// Compiler and target configuration shared by every layer: the function-space macros, the
+// per-pass thread count of a tile block, and the size of the per-block shared-memory arena.
+#pragma once
+
+#if defined(__CUDACC__)
+#define CT_HD __host__ __device__
+#else
+#define CT_HD
+#endif
+
+// Marks a kernel body: one source, compiled for the CPU backend and (under nvcc) for the GPU.
+#define CT_TILE CT_HD
+
+// Unroll slot loops on the GPU (tiles must live in registers); never on the CPU, where a tile
+// can hold tens of thousands of elements per "thread".
+#if defined(__CUDA_ARCH__)
+#define CT_UNROLL _Pragma("unroll")
+#else
+#define CT_UNROLL
+#endif
+
+#ifndef CTILE_BLOCK_WARPS
+#define CTILE_BLOCK_WARPS 4
+#endif
+#ifndef CTILE_ARENA_BYTES
+#define CTILE_ARENA_BYTES 16384
+#endif
+
+namespace ct::config {
+
+// Threads that execute one tile block. The CPU backend runs a block on one host thread, so
+// every tile op there is a plain loop; the GPU runs it on CTILE_BLOCK_WARPS warps.
+#if defined(__CUDA_ARCH__)
+inline constexpr int block_threads = CTILE_BLOCK_WARPS * 32;
+#else
+inline constexpr int block_threads = 1;
+#endif
+inline constexpr int gpu_block_threads = CTILE_BLOCK_WARPS * 32;
+
+// Shared memory used for layout conversions and cross-warp reductions. Conversions larger than
+// this run in several rounds, so it bounds speed, not correctness.
+inline constexpr int arena_bytes = CTILE_ARENA_BYTES;
+
+static_assert((CTILE_BLOCK_WARPS & (CTILE_BLOCK_WARPS - 1)) == 0 && CTILE_BLOCK_WARPS <= 32,
+              "CTILE_BLOCK_WARPS must be a power of two between 1 and 32");
+static_assert(CTILE_ARENA_BYTES >= 1024 && CTILE_ARENA_BYTES % 16 == 0,
+              "CTILE_ARENA_BYTES must be a multiple of 16 and at least 1024");
+
+}  // namespace ct::config

@@ -1,0 +1,160 @@
+// Element types. f16 and bf16 are 2-byte storage types with the same layout on host and device;
+// arithmetic on them happens in f32 and is rounded back (round to nearest even), which gives the
+// correctly rounded result for a single op, as native half arithmetic would.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "ctile/core/config.hpp"
+
+#if defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+
+namespace ct {
+
+namespace detail {
+CT_HD inline std::uint32_t float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+CT_HD inline float bits_float(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+CT_HD inline std::uint16_t float_to_bf16_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+#else
+  std::uint32_t u = float_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((u >> 16) | 0x40u);  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return std::uint16_t(u >> 16);
+#endif
+}
+CT_HD inline float bf16_bits_to_float(std::uint16_t b) { return bits_float(std::uint32_t(b) << 16); }
+
+CT_HD inline std::uint16_t float_to_f16_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __half_as_ushort(__float2half_rn(f));
+#else
+  std::uint32_t u = float_bits(f);
+  std::uint32_t sign = (u >> 16) & 0x8000u;
+  std::uint32_t mag = u & 0x7fffffffu;
+  if (mag > 0x7f800000u) return std::uint16_t(sign | 0x7e00u);  // NaN
+  if (mag >= 0x477ff000u) return std::uint16_t(sign | 0x7c00u);  // rounds to infinity
+  if (mag < 0x38800000u) {                                        // subnormal or zero in f16
+    // Scale by 2^24 so the f16 subnormal grid becomes the integers, then round to even.
+    float scaled = bits_float(mag) * 16777216.0f;
+    std::uint32_t q = std::uint32_t(scaled);
+    float rem = scaled - float(q);
+    if (rem > 0.5f || (rem == 0.5f && (q & 1u))) ++q;
+    return std::uint16_t(sign | q);
+  }
+  std::uint32_t exp = (mag >> 23) - 112u;  // rebias 127 -> 15
+  std::uint32_t mant = mag & 0x7fffffu;
+  std::uint32_t h = (exp << 10) | (mant >> 13);
+  std::uint32_t rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // carry may bump the exponent
+  return std::uint16_t(sign | h);
+#endif
+}
+CT_HD inline float f16_bits_to_float(std::uint16_t h) {
+#if defined(__CUDA_ARCH__)
+  return __half2float(__ushort_as_half(h));
+#else
+  std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  std::uint32_t exp = (h >> 10) & 0x1fu;
+  std::uint32_t mant = h & 0x3ffu;
+  if (exp == 0) {
+    float v = float(mant) * (1.0f / 16777216.0f);  // subnormal: mant * 2^-24
+    return sign ? -v : v;
+  }
+  if (exp == 31) return bits_float(sign | 0x7f800000u | (mant << 13));
+  return bits_float(sign | ((exp + 112u) << 23) | (mant << 13));
+#endif
+}
+}  // namespace detail
+
+// A 16-bit float storage type; `Tag` keeps f16 and bf16 distinct types that never mix silently.
+template <class Tag>
+struct half_storage {
+  std::uint16_t bits = 0;
+  half_storage() = default;
+  CT_HD explicit half_storage(float f) : bits(Tag::encode(f)) {}
+  CT_HD explicit operator float() const { return Tag::decode(bits); }
+  CT_HD static half_storage from_bits(std::uint16_t b) {
+    half_storage h;
+    h.bits = b;
+    return h;
+  }
+};
+
+struct bf16_tag {
+  CT_HD static std::uint16_t encode(float f) { return detail::float_to_bf16_bits(f); }
+  CT_HD static float decode(std::uint16_t b) { return detail::bf16_bits_to_float(b); }
+};
+struct f16_tag {
+  CT_HD static std::uint16_t encode(float f) { return detail::float_to_f16_bits(f); }
+  CT_HD static float decode(std::uint16_t b) { return detail::f16_bits_to_float(b); }
+};
+
+using bf16 = half_storage<bf16_tag>;
+using f16 = half_storage<f16_tag>;
+using f32 = float;
+using f64 = double;
+
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
+
+// Types a tile may hold.
+template <class T>
+inline constexpr bool is_element_v =
+    is_half_v<T> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    std::is_same_v<T, bool> || (std::is_integral_v<T> && sizeof(T) <= 8);
+
+template <class T>
+inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T>;
+
+// The type arithmetic on T is carried out in: halves compute in f32.
+template <class T>
+using compute_t = std::conditional_t<is_half_v<T>, float, T>;
+
+// Conversion between element types, routed through f32 for the halves.
+template <class To, class From>
+CT_HD inline To convert(From x) {
+  if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else if constexpr (is_half_v<From>) {
+    return convert<To>(static_cast<float>(x));
+  } else if constexpr (is_half_v<To>) {
+    return To(static_cast<float>(x));
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+template <class T>
+constexpr const char* dtype_name() {
+  if constexpr (std::is_same_v<T, bf16>) return "bf16";
+  else if constexpr (std::is_same_v<T, f16>) return "f16";
+  else if constexpr (std::is_same_v<T, float>) return "f32";
+  else if constexpr (std::is_same_v<T, double>) return "f64";
+  else if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+  else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return "uint16";
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
+  else return "unknown";
+}
+
+}  // namespace ct

@@ -1,0 +1,21 @@
+// ct::error: the one exception type of ctile. Every host-side failure (bad argument, CUDA error,
+// missing device, borrowed tensor) becomes one, with a message that names what went wrong.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace ct {
+
+class error : public std::runtime_error {
+ public:
+  explicit error(const std::string& what) : std::runtime_error("ctile: " + what) {}
+};
+
+namespace detail {
+[[noreturn]] inline void fail(const std::string& what) { throw error(what); }
+inline void require(bool ok, const std::string& what) {
+  if (!ok) fail(what);
+}
+}  // namespace detail
+
+}  // namespace ct

@@ -1,0 +1,7 @@
+// The whole of ctile: the tile DSL (ct::tile, views, ops) and the host runtime (devices,
+// tensors, partitions, launch).
+#pragma once
+#include "ctile/tile/elementwise.hpp"
+#include "ctile/tile/reduce.hpp"
+#include "ctile/tile/view.hpp"
+#include "ctile/runtime/launch.hpp"

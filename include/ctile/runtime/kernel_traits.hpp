@@ -1,0 +1,53 @@
+// What ct::launch reads off a kernel type at compile time: its parameter list and its name.
+#pragma once
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace ct::detail {
+
+template <class F>
+struct call_signature;
+template <class K, class R, class... P>
+struct call_signature<R (K::*)(P...) const> {
+  using params = std::tuple<std::remove_cvref_t<P>...>;
+};
+template <class K, class R, class... P>
+struct call_signature<R (K::*)(P...)> {
+  using params = std::tuple<std::remove_cvref_t<P>...>;
+};
+
+template <class K, class = void>
+struct has_call_operator : std::false_type {};
+template <class K>
+struct has_call_operator<K, std::void_t<decltype(&K::operator())>> : std::true_type {};
+
+template <class K>
+constexpr bool check_kernel_type() {
+  static_assert(has_call_operator<K>::value,
+                "ct::launch: the kernel must be a struct with one non-template CT_TILE "
+                "operator()(...) whose parameters are ct::out, ct::in and scalars");
+  static_assert(std::is_trivially_copyable_v<K>,
+                "ct::launch: the kernel object is copied to the GPU, so it must be trivially "
+                "copyable (plain data members only)");
+  return true;
+}
+
+template <class K>
+using kernel_params = typename call_signature<decltype(&K::operator())>::params;
+
+std::string demangle(const char* mangled);
+
+template <class K, class = void>
+struct has_name : std::false_type {};
+template <class K>
+struct has_name<K, std::void_t<decltype(K::name)>> : std::true_type {};
+
+// K::name when the kernel declares one, else its C++ type name.
+template <class K>
+std::string kernel_name() {
+  if constexpr (has_name<K>::value) return std::string(K::name);
+  else return demangle(typeid(K).name());
+}
+
+}  // namespace ct::detail

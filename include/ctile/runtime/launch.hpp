@@ -1,0 +1,255 @@
+// ct::launch(kernel, args...): binds host arguments to the kernel's parameters, checks them,
+// infers the grid from the output partitions, and enqueues the kernel on a stream.
+//
+// Binding rules (checked at compile time):
+//   ct::out<T, S>  <- tensor.partition(ct::shape<...>{}) with the same T and S
+//   ct::in<T, R>   <- a ct::tensor<T> (rank checked at launch)
+//   scalar         <- an arithmetic value convertible to it
+// Checked at launch, before any work, with a ct::error naming the kernel and argument: empty
+// tensors, ranks, devices, partitions that imply different grids, grids over the device limit,
+// an output sharing memory with any other argument, and tensors borrowed by pending launches.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "ctile/backend/cpu/launch.hpp"
+#include "ctile/backend/cuda/launch.hpp"
+#include "ctile/runtime/create.hpp"
+#include "ctile/runtime/kernel_traits.hpp"
+#include "ctile/runtime/pending.hpp"
+#include "ctile/runtime/tensor.hpp"
+#include "ctile/tile/view.hpp"
+
+namespace ct {
+
+namespace detail {
+
+// One tensor argument as the launch checks see it.
+struct tensor_use {
+  int arg;
+  bool writing;
+  std::shared_ptr<storage> st;
+  std::uintptr_t lo, hi;  // byte range [lo, hi) the view can reach
+};
+
+struct launch_plan {
+  std::string kernel;
+  ct::stream on;
+  int grid[3] = {1, 1, 1};
+  bool grid_set = false;
+  int grid_arg = -1;
+  std::vector<tensor_use> uses;
+
+  std::string where(int arg) const { return "kernel '" + kernel + "', argument " + std::to_string(arg); }
+};
+
+template <class T>
+void note_tensor(launch_plan& plan, int arg, const tensor<T>& t, bool writing) {
+  require(t.valid(), plan.where(arg) + ": the tensor is empty (default-constructed or moved from)");
+  require(t.dev() == plan.on.dev(), plan.where(arg) + ": the tensor is on " + t.dev().name() +
+                                        " but the launch runs on " + plan.on.dev().name() +
+                                        "; move it with to_host/from_host first");
+  auto [lo, hi] = view_span(t.extents(), t.strides());
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data());
+  tensor_use u{arg, writing, t.storage_ptr(), base, base};
+  if (hi >= lo) {
+    u.lo = base + std::uintptr_t(lo) * sizeof(T);
+    u.hi = base + std::uintptr_t(hi + 1) * sizeof(T);
+  }
+  plan.uses.push_back(std::move(u));
+}
+
+template <int R, class T>
+backend::global_view<R> global_of(const tensor<T>& t) {
+  backend::global_view<R> g;
+  for (int i = 0; i < R; ++i) {
+    g.extent[i] = t.extent(i);
+    g.stride[i] = t.stride(i);
+  }
+  return g;
+}
+
+template <class X>
+struct is_partition : std::false_type {};
+template <class T, class S>
+struct is_partition<partition<T, S>> : std::true_type {};
+template <class X>
+struct is_tensor : std::false_type {};
+template <class T>
+struct is_tensor<tensor<T>> : std::true_type {};
+
+template <class Param>
+struct param_kind {
+  static constexpr int value = 0;  // scalar
+};
+template <class T, class S>
+struct param_kind<out<T, S>> {
+  static constexpr int value = 1;
+};
+template <class T, int R>
+struct param_kind<in<T, R>> {
+  static constexpr int value = 2;
+};
+
+// Output partition -> ct::out.
+template <class T, class S, class Arg>
+out<T, S> bind(launch_plan& plan, int arg, const Arg& a, out<T, S>*) {
+  static_assert(is_partition<Arg>::value,
+                "ct::launch: the kernel expects an output partition (ct::out) here; pass "
+                "tensor.partition(ct::shape<...>{}) instead of a tensor or scalar");
+  if constexpr (is_partition<Arg>::value) {
+    static_assert(std::is_same_v<Arg, partition<T, S>>,
+                  "ct::launch: the output partition's element type or tile shape differs from the "
+                  "kernel's ct::out<T, ct::shape<...>> parameter");
+    tensor<T>& t = a.target();
+    note_tensor(plan, arg, t, true);
+    int grid[3] = {1, 1, 1};
+    for (int i = 0; i < S::rank; ++i) {
+      const index_t tiles = a.tiles(i);
+      const index_t limit = i == 0 ? 2147483647 : 65535;
+      require(tiles <= limit, plan.where(arg) + ": the partition has " + std::to_string(tiles) +
+                                  " tiles along axis " + std::to_string(i) + ", over the limit of " +
+                                  std::to_string(limit) + " blocks on that grid axis; use larger tiles");
+      grid[i] = int(tiles);
+    }
+    if (!plan.grid_set) {
+      std::copy(grid, grid + 3, plan.grid);
+      plan.grid_set = true;
+      plan.grid_arg = arg;
+    } else {
+      require(std::equal(grid, grid + 3, plan.grid),
+              plan.where(arg) + ": this output partition implies a grid of " + std::to_string(grid[0]) +
+                  "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) + " blocks, but argument " +
+                  std::to_string(plan.grid_arg) + " implies " + std::to_string(plan.grid[0]) + "x" +
+                  std::to_string(plan.grid[1]) + "x" + std::to_string(plan.grid[2]));
+    }
+    return out<T, S>{t.data(), global_of<S::rank>(t)};
+  }
+}
+
+// Input tensor -> ct::in.
+template <class T, int R, class Arg>
+in<T, R> bind(launch_plan& plan, int arg, const Arg& a, in<T, R>*) {
+  static_assert(!is_partition<Arg>::value,
+                "ct::launch: a partition binds only to a ct::out parameter; pass the tensor itself "
+                "for a ct::in parameter");
+  static_assert(is_tensor<Arg>::value, "ct::launch: the kernel expects an input tensor (ct::in) here");
+  if constexpr (is_tensor<Arg>::value) {
+    static_assert(std::is_same_v<Arg, tensor<T>>,
+                  "ct::launch: the input tensor's element type differs from the kernel's ct::in<T, R> "
+                  "parameter; convert it first");
+    require(a.rank() == R, plan.where(arg) + ": the kernel expects a rank-" + std::to_string(R) +
+                               " tensor, got rank " + std::to_string(a.rank()) + " " +
+                               format_extents(a.extents()));
+    note_tensor(plan, arg, a, false);
+    return in<T, R>{a.data(), global_of<R>(a)};
+  }
+}
+
+// Scalar.
+template <class P, class Arg>
+P bind(launch_plan&, int, const Arg& a, P*) {
+  static_assert(!is_tensor<Arg>::value && !is_partition<Arg>::value,
+                "ct::launch: the kernel expects a scalar here, not a tensor or partition");
+  static_assert(std::is_arithmetic_v<P>, "ct::launch: kernel parameters must be ct::out, ct::in or "
+                                         "arithmetic scalars");
+  if constexpr (!is_tensor<Arg>::value && !is_partition<Arg>::value) {
+    static_assert(std::is_convertible_v<Arg, P>, "ct::launch: this argument does not convert to the "
+                                                 "kernel's scalar parameter");
+    return static_cast<P>(a);
+  }
+}
+
+// Every output must be disjoint from every other argument's memory.
+inline void check_aliasing(const launch_plan& plan) {
+  for (const auto& w : plan.uses) {
+    if (!w.writing) continue;
+    for (const auto& o : plan.uses) {
+      if (&o == &w || o.lo >= o.hi || w.lo >= w.hi) continue;
+      if (w.lo < o.hi && o.lo < w.hi && (o.writing ? o.arg > w.arg : true))
+        fail(plan.where(w.arg) + " is an output whose memory overlaps argument " + std::to_string(o.arg) +
+             (o.writing ? " (another output)" : " (an input)") +
+             "; an output must not share memory with any other argument of the same launch");
+    }
+  }
+}
+
+template <class K, class Params, class... A, std::size_t... I>
+pending launch_impl(const stream& s, const K& k, std::index_sequence<I...>, const A&... args) {
+  launch_plan plan{kernel_name<K>(), s, {1, 1, 1}, false, -1, {}};
+  // Bind in argument order (braced init guarantees left-to-right evaluation).
+  std::tuple<std::tuple_element_t<I, Params>...> views{
+      bind(plan, int(I), args, static_cast<std::tuple_element_t<I, Params>*>(nullptr))...};
+  check_aliasing(plan);
+  for (const auto& u : plan.uses) u.st->prepare_bind(s, u.writing, plan.kernel);
+
+  auto rec = std::make_shared<launch_record>(launch_record{plan.kernel, s, {}});
+  if ((long long)plan.grid[0] * plan.grid[1] * plan.grid[2] > 0) {
+    if (s.dev().is_cpu()) {
+      std::vector<std::shared_ptr<void>> keep;
+      for (const auto& u : plan.uses) keep.push_back(u.st);
+      std::apply([&](const auto&... v) { backend::cpu::enqueue(s, k, plan.grid, std::move(keep), v...); },
+                 views);
+    } else {
+#if defined(__CUDACC__)
+      std::apply([&](const auto&... v) { backend::cuda::enqueue(s, plan.kernel, k, plan.grid, v...); }, views);
+#else
+      fail("kernel '" + plan.kernel + "' was compiled without nvcc, so it runs only on the CPU device; "
+           "compile its translation unit as CUDA to run it on " + s.dev().name());
+#endif
+    }
+  }
+  rec->done = s.record();
+  for (const auto& u : plan.uses) u.st->record_use(rec, u.writing);
+  return pending(std::move(rec));
+}
+
+template <class K, class... A>
+constexpr bool check_launch_arity() {
+  static_assert(std::tuple_size_v<kernel_params<K>> == sizeof...(A),
+                "ct::launch: the number of arguments differs from the number of kernel parameters");
+  return true;
+}
+
+template <class Params, std::size_t... I>
+constexpr bool has_output(std::index_sequence<I...>) {
+  return (false || ... || (param_kind<std::tuple_element_t<I, Params>>::value == 1));
+}
+
+}  // namespace detail
+
+// Launches `kernel` on stream `s`.
+template <class K, class... A>
+pending launch(const stream& s, const K& kernel, const A&... args) {
+  static_assert(detail::check_kernel_type<K>());
+  static_assert(detail::check_launch_arity<K, A...>());
+  using Params = detail::kernel_params<K>;
+  static_assert(detail::has_output<Params>(std::make_index_sequence<std::tuple_size_v<Params>>{}),
+                "ct::launch: the kernel has no ct::out parameter; ctile infers the grid from the "
+                "output partitions");
+  return detail::launch_impl<K, Params>(s, kernel, std::index_sequence_for<A...>{}, args...);
+}
+
+// Launches `kernel` on the default stream of the device its tensors live on.
+template <class K, class... A, std::enable_if_t<!std::is_same_v<K, stream>, int> = 0>
+pending launch(const K& kernel, const A&... args) {
+  device dev = default_device();
+  bool found = false;
+  auto pick = [&](const auto& a) {
+    using X = std::remove_cvref_t<decltype(a)>;
+    if (found) return;
+    if constexpr (detail::is_tensor<X>::value) {
+      if (a.valid()) { dev = a.dev(); found = true; }
+    } else if constexpr (detail::is_partition<X>::value) {
+      if (a.target().valid()) { dev = a.target().dev(); found = true; }
+    }
+  };
+  (pick(args), ...);
+  return launch(default_stream(dev), kernel, args...);
+}
+
+}  // namespace ct

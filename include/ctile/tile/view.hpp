@@ -1,0 +1,166 @@
+// The views a kernel sees of global tensors, with the access mode in the type:
+//   ct::in<T, Rank>        read-only; loads anywhere (tiles, tiled views, load_like).
+//   ct::out<T, ct::shape>  this block's own tile of an output partition; `store` takes no
+//                          index, so writing another block's tile cannot be written down.
+// Loads outside the tensor give the padding value; stores outside it are dropped.
+#pragma once
+#include <limits>
+
+#include "ctile/backend/exchange.hpp"
+#include "ctile/backend/memory.hpp"
+
+namespace ct {
+
+// ---- Block coordinates ----------------------------------------------------------------------
+
+// This block's index along grid axis 0, 1 or 2 (the output partition's tile index).
+CT_HD inline int bid(int axis) { return backend::block_id(axis); }
+// The grid's extent along axis 0, 1 or 2.
+CT_HD inline int num_blocks(int axis) { return backend::grid_blocks(axis); }
+
+// ---- Padding ----------------------------------------------------------------------------------
+
+enum class padding_mode { zero, neg_zero, nan, pos_inf, neg_inf };
+
+template <padding_mode M>
+struct padding_t {
+  static constexpr padding_mode mode = M;
+  template <class T>
+  CT_HD static T value() {
+    using C = compute_t<T>;
+    if constexpr (M == padding_mode::zero) return convert<T>(C(0));
+    else if constexpr (M == padding_mode::neg_zero) return convert<T>(-C(0));
+    else {
+      static_assert(is_floating_v<T>, "ct padding: nan/pos_inf/neg_inf padding needs a float tensor");
+      if constexpr (M == padding_mode::nan) return convert<T>(std::numeric_limits<C>::quiet_NaN());
+      else if constexpr (M == padding_mode::pos_inf) return convert<T>(std::numeric_limits<C>::infinity());
+      else return convert<T>(-std::numeric_limits<C>::infinity());
+    }
+  }
+};
+
+namespace pad {
+inline constexpr padding_t<padding_mode::zero> zero{};
+inline constexpr padding_t<padding_mode::neg_zero> neg_zero{};
+inline constexpr padding_t<padding_mode::nan> nan{};
+inline constexpr padding_t<padding_mode::pos_inf> pos_inf{};
+inline constexpr padding_t<padding_mode::neg_inf> neg_inf{};
+}  // namespace pad
+
+// ---- Views ------------------------------------------------------------------------------------
+
+template <class T, int R>
+struct in;
+
+// A read-only tensor seen as a grid of tiles of shape S.
+template <class T, class S, int R, class Pad>
+struct tiled_view {
+  static_assert(S::rank == R, "ct tiled view: the tile shape's rank must equal the tensor's rank");
+  const T* data;
+  backend::global_view<R> g;
+
+  // Number of tiles along `axis` (the last one may be partial).
+  CT_HD index_t num_tiles(int axis) const { return (g.extent[axis] + S::dim(axis) - 1) / S::dim(axis); }
+
+  template <class... I>
+  CT_HD tile<T, S> load(I... index) const {
+    static_assert(sizeof...(I) == R, "ct tiled view load: give one tile index per tensor axis");
+    const index_t idx[R] = {index_t(index)...};
+    coord<R> origin;
+    for (int i = 0; i < R; ++i) origin[i] = idx[i] * S::dim(i);
+    return backend::load_tile<T, S, R>(data, g, origin, Pad::template value<T>());
+  }
+};
+
+template <class T, class S>
+struct out;
+
+template <class T, int R>
+struct in {
+  static_assert(is_element_v<T>, "ct::in: element type is not a ctile element type");
+  static_assert(R >= 1 && R <= 8, "ct::in: tensor rank must be between 1 and 8");
+  using element_type = T;
+  static constexpr int rank = R;
+
+  const T* data;
+  backend::global_view<R> g;
+
+  CT_HD index_t extent(int axis) const { return g.extent[axis]; }
+
+  template <int... D, class Pad = padding_t<padding_mode::zero>>
+  CT_HD tiled_view<T, shape<D...>, R, Pad> tiled(shape<D...>, Pad = {}) const {
+    static_assert(check_tile_shape<D...>());
+    return {data, g};
+  }
+
+  // The tile at this block's position in `like`'s partition, with `like`'s tile shape.
+  template <class U, class S, class Pad = padding_t<padding_mode::zero>>
+  CT_HD tile<T, S> load_like(const out<U, S>& like, Pad = {}) const;
+};
+
+template <class T, class S>
+struct out {
+  static_assert(is_element_v<T>, "ct::out: element type is not a ctile element type");
+  static_assert(is_shape<S>::value, "ct::out: the second parameter must be a ct::shape<...>");
+  static_assert(S::rank >= 1 && S::rank <= 3, "ct::out: output partitions have rank 1, 2 or 3");
+  using element_type = T;
+  using shape_type = S;
+  static constexpr int rank = S::rank;
+
+  T* data;
+  backend::global_view<S::rank> g;
+
+  CT_HD index_t extent(int axis) const { return g.extent[axis]; }
+
+  // This block's tile index in the partition: (bid(0), bid(1), ...).
+  CT_HD coord<S::rank> tile_index() const {
+    coord<S::rank> c;
+    for (int i = 0; i < S::rank; ++i) c[i] = bid(i);
+    return c;
+  }
+  CT_HD coord<S::rank> origin() const {
+    coord<S::rank> c = tile_index();
+    for (int i = 0; i < S::rank; ++i) c[i] *= S::dim(i);
+    return c;
+  }
+
+  // Writes this block's tile. Elements outside the tensor (ragged edges) are dropped.
+  template <class U, class S2, class P>
+  CT_HD void store(const tile<U, S2, P>& x) const {
+    static_assert(std::is_same_v<U, T>,
+                  "ct::out::store: the tile's element type differs from the output's; convert "
+                  "it with ct::astype<T>(tile) first");
+    static_assert(std::is_same_v<S2, S>,
+                  "ct::out::store: the tile's shape differs from the output partition's tile shape");
+    backend::store_tile<T, S, S::rank>(data, g, origin(),
+                                       backend::relayout<backend::natural_layout<T, S>>(x));
+  }
+};
+
+template <class T, int R>
+template <class U, class S, class Pad>
+CT_HD tile<T, S> in<T, R>::load_like(const out<U, S>& like, Pad) const {
+  static_assert(S::rank == R, "ct::in::load_like: the output's rank differs from this tensor's");
+  return backend::load_tile<T, S, R>(data, g, like.origin(), Pad::template value<T>());
+}
+
+// Free-function spellings, as in cuTile.
+template <class T, int R, class U, class S, class Pad = padding_t<padding_mode::zero>>
+CT_HD tile<T, S> load_like(const in<T, R>& src, const out<U, S>& like, Pad p = {}) {
+  return src.load_like(like, p);
+}
+
+template <class T, int R, int... D, class Pad = padding_t<padding_mode::zero>>
+CT_HD tile<T, shape<D...>> load(const in<T, R>& src, const coord<R>& index, shape<D...> s, Pad p = {}) {
+  const auto view = src.tiled(s, p);
+  coord<R> origin;
+  for (int i = 0; i < R; ++i) origin[i] = index[i] * shape<D...>::dim(i);
+  return backend::load_tile<T, shape<D...>, R>(src.data, view.g, origin, Pad::template value<T>());
+}
+
+template <class T, class S, int R, class Pad>
+CT_HD index_t num_tiles(const tiled_view<T, S, R, Pad>& view, int axis) {
+  return view.num_tiles(axis);
+}
+
+}  // namespace ct

@@ -1,0 +1,73 @@
+// Device discovery and selection.
+#include "ctile/runtime/device.hpp"
+
+#include <cstdlib>
+#include <thread>
+
+#include "ctile/core/error.hpp"
+#include "cuda_check.hpp"
+
+namespace ct {
+
+int cuda_device_count() {
+  static const int count = [] {
+    int n = 0;
+    // No driver or no GPU is an answer (zero), not a failure.
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
+device device::cuda(int ordinal) {
+  const int n = cuda_device_count();
+  detail::require(n > 0, "no CUDA GPU is available (no device or no driver); use ct::device::cpu() "
+                         "or set CTILE_DEVICE=cpu");
+  detail::require(ordinal >= 0 && ordinal < n, "CUDA device " + std::to_string(ordinal) +
+                                                   " does not exist; this machine has " +
+                                                   std::to_string(n) + " GPU(s)");
+  return device(device_kind::cuda, ordinal);
+}
+
+std::string device::name() const {
+  return is_cpu() ? std::string("cpu") : "cuda:" + std::to_string(ordinal_);
+}
+
+std::string device::description() const {
+  if (is_cpu()) return "CPU backend, " + std::to_string(std::thread::hardware_concurrency()) + " threads";
+  cudaDeviceProp prop{};
+  detail::cuda_check(cudaGetDeviceProperties(&prop, ordinal_), "cudaGetDeviceProperties", name());
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
+         ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
+}
+
+device parse_device(const std::string& spec) {
+  if (spec == "cpu") return device::cpu();
+  if (spec == "cuda" || spec == "gpu") return device::cuda(0);
+  if (spec.rfind("cuda:", 0) == 0) {
+    const std::string num = spec.substr(5);
+    char* end = nullptr;
+    const long n = std::strtol(num.c_str(), &end, 10);
+    if (!num.empty() && end && *end == '\0' && n >= 0 && n < 1024) return device::cuda(int(n));
+  }
+  detail::fail("unknown device '" + spec + "'; expected cpu, cuda or cuda:N");
+}
+
+namespace detail {
+device default_device(bool built_with_nvcc) {
+  if (const char* env = std::getenv("CTILE_DEVICE"); env && *env) {
+    try {
+      return parse_device(env);
+    } catch (const error& e) {
+      fail(std::string("CTILE_DEVICE=") + env + ": " + (e.what() + 7));
+    }
+  }
+  if (built_with_nvcc && cuda_device_count() > 0) return device::cuda(0);
+  return device::cpu();
+}
+}  // namespace detail
+
+}  // namespace ct
