@@ -62,7 +62,7 @@ device default_device(bool built_with_nvcc) {
     try {
       return parse_device(env);
     } catch (const error& e) {
-      fail(std::string("CTILE_DEVICE=") + env + ": " + (e.what() + 7));
+      fail(std::string("CTILE_DEVICE=") + env + ": " + e.message());
     }
   }
   if (built_with_nvcc && cuda_device_count() > 0) return device::cuda(0);

@@ -8,7 +8,12 @@ namespace ct {
 
 class error : public std::runtime_error {
  public:
-  explicit error(const std::string& what) : std::runtime_error("ctile: " + what) {}
+  explicit error(const std::string& message) : std::runtime_error("ctile: " + message), message_(message) {}
+  // The message without the "ctile: " prefix, for wrapping in a message with more context.
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string message_;
 };
 
 namespace detail {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "ctile/core/error.hpp"
 #include "ctile/runtime/storage.hpp"
 
 namespace ct {
@@ -19,7 +20,11 @@ class [[nodiscard("a launch runs asynchronously: call wait() or keep the pending
   void wait() {
     if (!rec_) return;
     auto rec = std::move(rec_);
-    rec->done.wait();
+    try {
+      rec->done.wait();
+    } catch (const error& e) {
+      throw error("kernel '" + rec->kernel + "' failed while running on " + rec->on.dev().name() + ": " + e.message());
+    }
   }
   bool done() const { return !rec_ || rec_->done.done(); }
   // Name of the launched kernel ("" after wait()).
