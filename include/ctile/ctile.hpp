@@ -3,5 +3,7 @@
 #pragma once
 #include "ctile/tile/elementwise.hpp"
 #include "ctile/tile/reduce.hpp"
+#include "ctile/tile/scan.hpp"
+#include "ctile/tile/shape_ops.hpp"
 #include "ctile/tile/view.hpp"
 #include "ctile/runtime/launch.hpp"

@@ -7,31 +7,38 @@
 
 namespace ct::backend {
 
-// Builds tile<T, S2, P2> where target slot value = source element at `source_flat(coord)`,
-// with `coord` the target slot's coordinate in S2.
-template <class S2, class P2, class T, class S, class P, class SourceFlat>
-CT_HD tile<T, S2, P2> exchange(const tile<T, S, P>& x, SourceFlat source_flat) {
-  using result = tile<T, S2, P2>;
+// Fills the slots of `r` whose source (`source_flat(coord)`, the flat index in x's shape of the
+// element a target slot at `coord` needs) is in x; a negative source leaves the slot as it was.
+// Canonical copies publish x's elements by flat index in rounds of the arena's size.
+template <class R, class T, class S, class P, class SourceFlat>
+CT_HD void exchange_into(R& r, const tile<T, S, P>& x, SourceFlat source_flat) {
+  using src = tile<T, S, P>;
   constexpr index_t capacity = index_t(config::arena_bytes) / index_t(sizeof(T));
   constexpr index_t rounds = (S::size + capacity - 1) / capacity;
   T* buf = reinterpret_cast<T*>(arena());
-  result r;
   for (index_t round = 0; round < rounds; ++round) {
     const index_t lo = round * capacity;
     CT_UNROLL
-    for (int s = 0; s < tile<T, S, P>::slots; ++s) {
-      if (!tile<T, S, P>::canonical(s)) continue;
-      const index_t f = detail::flatten<S>(tile<T, S, P>::coord_of(s)) - lo;
+    for (int s = 0; s < src::slots; ++s) {
+      if (!src::canonical(s)) continue;
+      const index_t f = detail::flatten<S>(src::coord_of(s)) - lo;
       if (rounds == 1 || (f >= 0 && f < capacity)) buf[f] = x.v[s];
     }
     sync_block();
     CT_UNROLL
-    for (int s = 0; s < result::slots; ++s) {
-      const index_t f = source_flat(result::coord_of(s)) - lo;
-      if (rounds == 1 || (f >= 0 && f < capacity)) r.v[s] = buf[f];
+    for (int s = 0; s < R::slots; ++s) {
+      const index_t from = source_flat(R::coord_of(s));
+      const index_t f = from - lo;
+      if (from >= 0 && (rounds == 1 || (f >= 0 && f < capacity))) r.v[s] = buf[f];
     }
     sync_block();
   }
+}
+
+template <class S2, class P2, class T, class S, class P, class SourceFlat>
+CT_HD tile<T, S2, P2> exchange(const tile<T, S, P>& x, SourceFlat source_flat) {
+  tile<T, S2, P2> r;
+  exchange_into(r, x, source_flat);
   return r;
 }
 

@@ -39,6 +39,24 @@ CT_HD inline T shfl_xor(T x, [[maybe_unused]] int mask) {
 #endif
 }
 
+template <class T>
+CT_HD inline T shfl_up(T x, [[maybe_unused]] int delta, [[maybe_unused]] int width) {
+#if defined(__CUDA_ARCH__)
+  return cuda::shfl_up(x, delta, width);
+#else
+  return x;
+#endif
+}
+
+template <class T>
+CT_HD inline T shfl_idx(T x, [[maybe_unused]] int src, [[maybe_unused]] int width) {
+#if defined(__CUDA_ARCH__)
+  return cuda::shfl_idx(x, src, width);
+#else
+  return x;
+#endif
+}
+
 CT_HD inline int block_id(int axis) {
 #if defined(__CUDA_ARCH__)
   return axis == 0 ? int(blockIdx.x) : axis == 1 ? int(blockIdx.y) : int(blockIdx.z);

@@ -11,9 +11,14 @@ namespace ct {
 
 inline constexpr index_t max_tile_elements = index_t(1) << 20;
 
+// Element types plus the few internal value types the backend reduces (for example argmax's
+// (value, index) pairs), which user code never sees.
+template <class T>
+struct tile_value : std::bool_constant<is_element_v<T>> {};
+
 template <class T, class S>
 constexpr bool check_tile_type() {
-  static_assert(is_element_v<T>, "ct::tile: element type is not a ctile element type (f64, f32, "
+  static_assert(tile_value<T>::value, "ct::tile: element type is not a ctile element type (f64, f32, "
                                  "f16, bf16, bool, int8-64, uint8-64)");
   static_assert(is_shape<S>::value, "ct::tile: the shape must be a ct::shape<...>");
   return true;

@@ -11,21 +11,34 @@ __device__ inline unsigned char* arena() {
   return buf;
 }
 
+// Shuffles any trivially copyable value, one 32-bit word at a time.
+template <class T, class Shuffle>
+__device__ inline T shuffle_words(T x, Shuffle shuffle) {
+  constexpr int words = int((sizeof(T) + 3) / 4);
+  unsigned w[words] = {};
+  memcpy(w, &x, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < words; ++i) w[i] = shuffle(w[i]);
+  memcpy(&x, w, sizeof(T));
+  return x;
+}
+
 template <class T>
 __device__ inline T shfl_xor(T x, int mask) {
-  static_assert(sizeof(T) <= 8, "shfl_xor: element wider than 8 bytes");
-  if constexpr (sizeof(T) == 8) {
-    unsigned long long u;
-    memcpy(&u, &x, 8);
-    u = __shfl_xor_sync(0xffffffffu, u, mask);
-    memcpy(&x, &u, 8);
-  } else {
-    unsigned int u = 0;
-    memcpy(&u, &x, sizeof(T));
-    u = __shfl_xor_sync(0xffffffffu, u, mask);
-    memcpy(&x, &u, sizeof(T));
-  }
-  return x;
+  return shuffle_words(x, [mask](unsigned u) { return __shfl_xor_sync(0xffffffffu, u, mask); });
+}
+
+// Value of lane `src` within aligned groups of `width` lanes.
+template <class T>
+__device__ inline T shfl_idx(T x, int src, int width) {
+  return shuffle_words(x, [=](unsigned u) { return __shfl_sync(0xffffffffu, u, src, width); });
+}
+
+// Value from the lane `delta` below within aligned groups of `width` lanes (own value at the
+// bottom of a group).
+template <class T>
+__device__ inline T shfl_up(T x, int delta, int width) {
+  return shuffle_words(x, [=](unsigned u) { return __shfl_up_sync(0xffffffffu, u, delta, width); });
 }
 
 }  // namespace ct::backend::cuda
