@@ -142,10 +142,10 @@ in<T, R> bind(launch_plan& plan, int arg, const Arg& a, in<T, R>*) {
     static_assert(std::is_same_v<Arg, tensor<T>>,
                   "ct::launch: the input tensor's element type differs from the kernel's ct::in<T, R> "
                   "parameter; convert it first");
+    note_tensor(plan, arg, a, false);  // first: an empty tensor has no rank worth reporting
     require(a.rank() == R, plan.where(arg) + ": the kernel expects a rank-" + std::to_string(R) +
                                " tensor, got rank " + std::to_string(a.rank()) + " " +
                                format_extents(a.extents()));
-    note_tensor(plan, arg, a, false);
     return in<T, R>{a.data(), global_of<R>(a)};
   }
 }
