@@ -1,7 +1,9 @@
 // The whole of ctile: the tile DSL (ct::tile, views, ops) and the host runtime (devices,
 // tensors, partitions, launch).
 #pragma once
+#include "ctile/tile/atomic.hpp"
 #include "ctile/tile/elementwise.hpp"
+#include "ctile/tile/gather.hpp"
 #include "ctile/tile/reduce.hpp"
 #include "ctile/tile/scan.hpp"
 #include "ctile/tile/shape_ops.hpp"

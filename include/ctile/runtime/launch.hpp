@@ -22,9 +22,29 @@
 #include "ctile/runtime/kernel_traits.hpp"
 #include "ctile/runtime/pending.hpp"
 #include "ctile/runtime/tensor.hpp"
+#include "ctile/tile/unsafe_view.hpp"
 #include "ctile/tile/view.hpp"
 
 namespace ct {
+
+// An explicit launch grid, for kernels without an output partition (scatter, atomics). With
+// output partitions too, the grid must equal theirs.
+struct grid_t {
+  index_t blocks[3] = {1, 1, 1};
+};
+inline grid_t grid(index_t x, index_t y = 1, index_t z = 1) { return grid_t{{x, y, z}}; }
+
+namespace unsafe {
+// Binds a tensor to a ct::unsafe::global parameter: every block may write anywhere in it.
+template <class T>
+struct shared_t {
+  tensor<T>* t;
+};
+template <class T>
+shared_t<T> shared(tensor<T>& t) {
+  return {&t};
+}
+}  // namespace unsafe
 
 namespace detail {
 
@@ -81,6 +101,12 @@ template <class X>
 struct is_tensor : std::false_type {};
 template <class T>
 struct is_tensor<tensor<T>> : std::true_type {};
+template <class X>
+struct is_shared : std::false_type {};
+template <class T>
+struct is_shared<unsafe::shared_t<T>> : std::true_type {};
+template <class X>
+inline constexpr bool is_argument_object_v = is_tensor<X>::value || is_partition<X>::value || is_shared<X>::value;
 
 template <class Param>
 struct param_kind {
@@ -93,6 +119,10 @@ struct param_kind<out<T, S>> {
 template <class T, int R>
 struct param_kind<in<T, R>> {
   static constexpr int value = 2;
+};
+template <class T, int R>
+struct param_kind<unsafe::global<T, R>> {
+  static constexpr int value = 3;
 };
 
 // Output partition -> ct::out.
@@ -150,14 +180,32 @@ in<T, R> bind(launch_plan& plan, int arg, const Arg& a, in<T, R>*) {
   }
 }
 
+// Shared writable tensor -> ct::unsafe::global.
+template <class T, int R, class Arg>
+unsafe::global<T, R> bind(launch_plan& plan, int arg, const Arg& a, unsafe::global<T, R>*) {
+  static_assert(is_shared<Arg>::value,
+                "ct::launch: the kernel expects a ct::unsafe::global here; pass ct::unsafe::shared(tensor) "
+                "to opt out of the one-block-one-tile rule explicitly");
+  if constexpr (is_shared<Arg>::value) {
+    static_assert(std::is_same_v<Arg, unsafe::shared_t<T>>,
+                  "ct::launch: the shared tensor's element type differs from the kernel's ct::unsafe::global<T, R>");
+    tensor<T>& t = *a.t;
+    require(t.valid(), plan.where(arg) + ": the tensor is empty (default-constructed or moved from)");
+    require(t.rank() == R, plan.where(arg) + ": the kernel expects a rank-" + std::to_string(R) +
+                               " tensor, got rank " + std::to_string(t.rank()) + " " + format_extents(t.extents()));
+    note_tensor(plan, arg, t, true);
+    return unsafe::global<T, R>{t.data(), global_of<R>(t)};
+  }
+}
+
 // Scalar.
 template <class P, class Arg>
 P bind(launch_plan&, int, const Arg& a, P*) {
-  static_assert(!is_tensor<Arg>::value && !is_partition<Arg>::value,
+  static_assert(!is_argument_object_v<Arg>,
                 "ct::launch: the kernel expects a scalar here, not a tensor or partition");
   static_assert(std::is_arithmetic_v<P>, "ct::launch: kernel parameters must be ct::out, ct::in or "
                                          "arithmetic scalars");
-  if constexpr (!is_tensor<Arg>::value && !is_partition<Arg>::value) {
+  if constexpr (!is_argument_object_v<Arg>) {
     static_assert(std::is_convertible_v<Arg, P>, "ct::launch: this argument does not convert to the "
                                                  "kernel's scalar parameter");
     return static_cast<P>(a);
@@ -178,12 +226,33 @@ inline void check_aliasing(const launch_plan& plan) {
   }
 }
 
+inline void apply_explicit_grid(launch_plan& plan, const grid_t* g) {
+  if (!g) return;
+  int want[3];
+  for (int i = 0; i < 3; ++i) {
+    const index_t limit = i == 0 ? 2147483647 : 65535;
+    require(g->blocks[i] >= 0 && g->blocks[i] <= limit,
+            "kernel '" + plan.kernel + "': grid axis " + std::to_string(i) + " has " + std::to_string(g->blocks[i]) +
+                " blocks; the limit is 0 ... " + std::to_string(limit));
+    want[i] = int(g->blocks[i]);
+  }
+  if (plan.grid_set)
+    require(std::equal(want, want + 3, plan.grid),
+            "kernel '" + plan.kernel + "': the explicit grid " + std::to_string(want[0]) + "x" + std::to_string(want[1]) +
+                "x" + std::to_string(want[2]) + " differs from the grid of the output partition (argument " +
+                std::to_string(plan.grid_arg) + ")");
+  std::copy(want, want + 3, plan.grid);
+  plan.grid_set = true;
+}
+
 template <class K, class Params, class... A, std::size_t... I>
-pending launch_impl(const stream& s, const K& k, std::index_sequence<I...>, const A&... args) {
+pending launch_impl(const stream& s, const grid_t* explicit_grid, const K& k, std::index_sequence<I...>,
+                    const A&... args) {
   launch_plan plan{kernel_name<K>(), s, {1, 1, 1}, false, -1, {}};
   // Bind in argument order (braced init guarantees left-to-right evaluation).
   std::tuple<std::tuple_element_t<I, Params>...> views{
       bind(plan, int(I), args, static_cast<std::tuple_element_t<I, Params>*>(nullptr))...};
+  apply_explicit_grid(plan, explicit_grid);
   check_aliasing(plan);
   for (const auto& u : plan.uses) u.st->prepare_bind(s, u.writing, plan.kernel);
 
@@ -222,34 +291,67 @@ constexpr bool has_output(std::index_sequence<I...>) {
 
 }  // namespace detail
 
-// Launches `kernel` on stream `s`.
+namespace detail {
 template <class K, class... A>
-pending launch(const stream& s, const K& kernel, const A&... args) {
-  static_assert(detail::check_kernel_type<K>());
-  static_assert(detail::check_launch_arity<K, A...>());
-  using Params = detail::kernel_params<K>;
-  static_assert(detail::has_output<Params>(std::make_index_sequence<std::tuple_size_v<Params>>{}),
-                "ct::launch: the kernel has no ct::out parameter; ctile infers the grid from the "
-                "output partitions");
-  return detail::launch_impl<K, Params>(s, kernel, std::index_sequence_for<A...>{}, args...);
+pending launch_checked(const stream& s, const grid_t* g, const K& kernel, const A&... args) {
+  static_assert(check_kernel_type<K>());
+  static_assert(check_launch_arity<K, A...>());
+  using Params = kernel_params<K>;
+  return launch_impl<K, Params>(s, g, kernel, std::index_sequence_for<A...>{}, args...);
 }
 
-// Launches `kernel` on the default stream of the device its tensors live on.
-template <class K, class... A, std::enable_if_t<!std::is_same_v<K, stream>, int> = 0>
-pending launch(const K& kernel, const A&... args) {
-  device dev = default_device();
+// The device of the first tensor argument (default_device() if there is none).
+template <class... A>
+device device_of(const A&... args) {
+  device dev = ct::default_device();
   bool found = false;
   auto pick = [&](const auto& a) {
     using X = std::remove_cvref_t<decltype(a)>;
     if (found) return;
-    if constexpr (detail::is_tensor<X>::value) {
-      if (a.valid()) { dev = a.dev(); found = true; }
-    } else if constexpr (detail::is_partition<X>::value) {
-      if (a.target().valid()) { dev = a.target().dev(); found = true; }
+    if constexpr (is_tensor<X>::value) {
+      if (a.valid()) dev = a.dev(), found = true;
+    } else if constexpr (is_partition<X>::value) {
+      if (a.target().valid()) dev = a.target().dev(), found = true;
+    } else if constexpr (is_shared<X>::value) {
+      if (a.t->valid()) dev = a.t->dev(), found = true;
     }
   };
   (pick(args), ...);
-  return launch(default_stream(dev), kernel, args...);
+  return dev;
+}
+
+template <class K>
+constexpr bool check_has_output() {
+  using Params = kernel_params<K>;
+  static_assert(has_output<Params>(std::make_index_sequence<std::tuple_size_v<Params>>{}),
+                "ct::launch: the kernel has no ct::out parameter, so the grid cannot be inferred; "
+                "pass one explicitly: ct::launch(ct::grid(n), kernel, args...)");
+  return true;
+}
+}  // namespace detail
+
+// Launches `kernel` on stream `s`; the grid is the output partitions' tile counts.
+template <class K, class... A, std::enable_if_t<!std::is_same_v<K, grid_t>, int> = 0>
+pending launch(const stream& s, const K& kernel, const A&... args) {
+  static_assert(detail::check_kernel_type<K>() && detail::check_has_output<K>());
+  return detail::launch_checked(s, nullptr, kernel, args...);
+}
+
+// Launches `kernel` on stream `s` over an explicit grid.
+template <class K, class... A>
+pending launch(const stream& s, const grid_t& g, const K& kernel, const A&... args) {
+  return detail::launch_checked(s, &g, kernel, args...);
+}
+
+// Launches on the default stream of the device its tensors live on.
+template <class K, class... A,
+          std::enable_if_t<!std::is_same_v<K, stream> && !std::is_same_v<K, grid_t>, int> = 0>
+pending launch(const K& kernel, const A&... args) {
+  return launch(default_stream(detail::device_of(args...)), kernel, args...);
+}
+template <class K, class... A>
+pending launch(const grid_t& g, const K& kernel, const A&... args) {
+  return launch(default_stream(detail::device_of(args...)), g, kernel, args...);
 }
 
 }  // namespace ct

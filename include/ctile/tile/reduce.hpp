@@ -36,7 +36,7 @@ struct sum_op {
 };
 struct max_op {
   template <class C>
-  CT_HD C operator()(C a, C b) const { return (a > b || a != a) ? a : b; }
+  CT_HD C operator()(C a, C b) const { return (a > b || b != b) ? a : b; }  // NaN ignored
   template <class C>
   CT_HD static constexpr C identity() {
     if constexpr (std::numeric_limits<C>::has_infinity) return -std::numeric_limits<C>::infinity();
@@ -45,7 +45,7 @@ struct max_op {
 };
 struct min_op {
   template <class C>
-  CT_HD C operator()(C a, C b) const { return (a < b || a != a) ? a : b; }
+  CT_HD C operator()(C a, C b) const { return (a < b || b != b) ? a : b; }  // NaN ignored
   template <class C>
   CT_HD static constexpr C identity() {
     if constexpr (std::numeric_limits<C>::has_infinity) return std::numeric_limits<C>::infinity();
@@ -96,8 +96,8 @@ CT_HD auto reduce(const tile<T, S, P>& x) {
   return astype<T>(reduce_values<A, Keep>(xc, Op{}, Op::template identity<C>()));
 }
 
-// (value, index) pairs for argmax / argmin: ties and NaNs resolve to the lowest index, and a
-// NaN wins (as in NumPy).
+// (value, index) pairs for argmax / argmin: ties resolve to the lowest index; NaNs are ignored
+// unless every value is NaN (cuTile's default, propagate_nan=False).
 template <class C>
 struct indexed {
   C value;
@@ -113,7 +113,7 @@ struct arg_op {
   template <class C>
   CT_HD indexed<C> operator()(indexed<C> a, indexed<C> b) const {
     const bool an = a.value != a.value, bn = b.value != b.value;
-    if (an || bn) return (an && (!bn || a.index < b.index)) ? a : b;
+    if (an || bn) return (bn && (!an || a.index < b.index)) ? a : b;
     const bool a_wins = Max ? a.value > b.value : a.value < b.value;
     const bool b_wins = Max ? b.value > a.value : b.value < a.value;
     return a_wins ? a : b_wins ? b : (a.index < b.index ? a : b);

@@ -8,6 +8,7 @@
 
 #include "ctile/backend/exchange.hpp"
 #include "ctile/backend/memory.hpp"
+#include "ctile/tile/shape_ops.hpp"
 
 namespace ct {
 
@@ -52,22 +53,37 @@ inline constexpr padding_t<padding_mode::neg_inf> neg_inf{};
 template <class T, int R>
 struct in;
 
+// Traversal steps of a tiled view: tile (i, j, ...) starts at (i * step0, j * step1, ...).
+// Steps smaller than the tile give overlapping windows, larger ones gaps.
+template <int R>
+struct steps_t {
+  index_t step[R];
+};
+template <class... I>
+CT_HD steps_t<int(sizeof...(I))> steps(I... s) {
+  return {{index_t(s)...}};
+}
+
 // A read-only tensor seen as a grid of tiles of shape S.
 template <class T, class S, int R, class Pad>
 struct tiled_view {
   static_assert(S::rank == R, "ct tiled view: the tile shape's rank must equal the tensor's rank");
   const T* data;
   backend::global_view<R> g;
+  steps_t<R> traversal;
 
-  // Number of tiles along `axis` (the last one may be partial).
-  CT_HD index_t num_tiles(int axis) const { return (g.extent[axis] + S::dim(axis) - 1) / S::dim(axis); }
+  // Number of tiles along `axis`: tile origins i * step inside the tensor (the last may be partial).
+  CT_HD index_t num_tiles(int axis) const {
+    const index_t step = traversal.step[axis];
+    return step > 0 ? (g.extent[axis] + step - 1) / step : 0;
+  }
 
   template <class... I>
   CT_HD tile<T, S> load(I... index) const {
     static_assert(sizeof...(I) == R, "ct tiled view load: give one tile index per tensor axis");
     const index_t idx[R] = {index_t(index)...};
     coord<R> origin;
-    for (int i = 0; i < R; ++i) origin[i] = idx[i] * S::dim(i);
+    for (int i = 0; i < R; ++i) origin[i] = idx[i] * traversal.step[i];
     return backend::load_tile<T, S, R>(data, g, origin, Pad::template value<T>());
   }
 };
@@ -86,12 +102,33 @@ struct in {
   backend::global_view<R> g;
 
   CT_HD index_t extent(int axis) const { return g.extent[axis]; }
+  CT_HD index_t stride(int axis) const { return g.stride[axis]; }
 
   template <int... D, class Pad = padding_t<padding_mode::zero>>
   CT_HD tiled_view<T, shape<D...>, R, Pad> tiled(shape<D...>, Pad = {}) const {
     static_assert(check_tile_shape<D...>());
-    return {data, g};
+    return {data, g, {{index_t(D)...}}};
   }
+  template <int... D, class Pad>
+  CT_HD tiled_view<T, shape<D...>, R, Pad> tiled(shape<D...>, Pad, steps_t<R> traversal) const {
+    static_assert(check_tile_shape<D...>());
+    return {data, g, traversal};
+  }
+
+  // Elements [start, stop) along `axis` (clamped to the tensor), as a view.
+  CT_HD in slice(int axis, index_t start, index_t stop) const {
+    in r = *this;
+    start = start < 0 ? 0 : start > g.extent[axis] ? g.extent[axis] : start;
+    stop = stop < start ? start : stop > g.extent[axis] ? g.extent[axis] : stop;
+    r.data = data + start * g.stride[axis];
+    r.g.extent[axis] = stop - start;
+    return r;
+  }
+
+  // The same tensor with its axes reordered: axis i of the view is axis Order[i] of the tensor
+  // (cuTile's `order=`). No copy; loads through it are strided.
+  template <int... Order>
+  CT_HD in permuted(axes_t<Order...>) const;
 
   // The tile at this block's position in `like`'s partition, with `like`'s tile shape.
   template <class U, class S, class Pad = padding_t<padding_mode::zero>>
@@ -136,6 +173,21 @@ struct out {
                                        backend::relayout<backend::natural_layout<T, S>>(x));
   }
 };
+
+template <class T, int R>
+template <int... Order>
+CT_HD in<T, R> in<T, R>::permuted(axes_t<Order...>) const {
+  static_assert(sizeof...(Order) == R, "ct::in::permuted: give one axis per tensor axis");
+  static_assert(detail::valid_permutation<R, axes_t<Order...>>(),
+                "ct::in::permuted: the axes must name each tensor axis exactly once");
+  in r = *this;
+  const int order[R] = {Order...};
+  for (int i = 0; i < R; ++i) {
+    r.g.extent[i] = g.extent[order[i]];
+    r.g.stride[i] = g.stride[order[i]];
+  }
+  return r;
+}
 
 template <class T, int R>
 template <class U, class S, class Pad>

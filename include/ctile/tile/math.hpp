@@ -1,0 +1,78 @@
+// Math functions on float tiles (computed in f32 for f16/bf16, rounded back).
+#pragma once
+#include <cmath>
+
+#include "ctile/tile/zip.hpp"
+
+namespace ct {
+
+// ---- Math -------------------------------------------------------------------------------------
+
+namespace detail {
+template <class T>
+constexpr bool float_math_check(const char*) {
+  static_assert(is_floating_v<T>, "ct: this math function needs a floating-point tile; convert "
+                                  "integer tiles with ct::astype<float>(x)");
+  return true;
+}
+}  // namespace detail
+
+#define CT_DEFINE_FLOAT_UNARY(NAME, EXPR)                                      \
+  template <class T, class S, class P>                                         \
+  CT_HD tile<T, S, P> NAME(const tile<T, S, P>& x) {                           \
+    static_assert(detail::float_math_check<T>(#NAME));                         \
+    return detail::map<T>(x, detail::lift<T>([](auto a) { return EXPR; }));    \
+  }
+CT_DEFINE_FLOAT_UNARY(exp, std::exp(a))
+CT_DEFINE_FLOAT_UNARY(exp2, std::exp2(a))
+CT_DEFINE_FLOAT_UNARY(log, std::log(a))
+CT_DEFINE_FLOAT_UNARY(log2, std::log2(a))
+CT_DEFINE_FLOAT_UNARY(sqrt, std::sqrt(a))
+CT_DEFINE_FLOAT_UNARY(rsqrt, decltype(a)(1) / std::sqrt(a))
+CT_DEFINE_FLOAT_UNARY(tanh, std::tanh(a))
+CT_DEFINE_FLOAT_UNARY(sin, std::sin(a))
+CT_DEFINE_FLOAT_UNARY(cos, std::cos(a))
+CT_DEFINE_FLOAT_UNARY(floor, std::floor(a))
+CT_DEFINE_FLOAT_UNARY(tan, std::tan(a))
+CT_DEFINE_FLOAT_UNARY(sinh, std::sinh(a))
+CT_DEFINE_FLOAT_UNARY(cosh, std::cosh(a))
+CT_DEFINE_FLOAT_UNARY(ceil, std::ceil(a))
+#undef CT_DEFINE_FLOAT_UNARY
+
+template <class T, class S, class P>
+CT_HD tile<T, S, P> abs(const tile<T, S, P>& x) {
+  return detail::map<T>(x, detail::lift<T>([](auto a) { return a < decltype(a)(0) ? -a : a; }));
+}
+
+// Binary float math with broadcasting: pow(x, y), atan2(y, x).
+#define CT_DEFINE_FLOAT_BINARY(NAME, EXPR)                                                      \
+  template <class A, class B, std::enable_if_t<detail::tile_operands_v<A, B>, int> = 0>          \
+  CT_HD auto NAME(const A& a, const B& b) {                                                      \
+    static_assert(detail::float_math_check<typename detail::operand_type<A, B>::type>(#NAME));   \
+    return detail::binary<void>(a, b, [](auto x, auto y) { return EXPR; });                      \
+  }
+CT_DEFINE_FLOAT_BINARY(pow, std::pow(x, y))
+CT_DEFINE_FLOAT_BINARY(atan2, std::atan2(x, y))
+#undef CT_DEFINE_FLOAT_BINARY
+
+// x * y + z with one rounding (computed in f32 for the halves, then rounded once more).
+template <class X, class Y, class Z>
+CT_HD auto fma(const X& x, const Y& y, const Z& z) {
+  using T = typename detail::operand_type<X, typename detail::operand_type<Y, Z>::type>::type;
+  static_assert(detail::float_math_check<T>("fma"));
+  using C = compute_t<T>;
+  return detail::zip<T>([](T a, T b, T c) { return convert<T>(std::fma(convert<C>(a), convert<C>(b), convert<C>(c))); },
+                        detail::as_tile_of<X, T>(x), detail::as_tile_of<Y, T>(y), detail::as_tile_of<Z, T>(z));
+}
+
+// True where x is NaN.
+template <class T, class S, class P>
+CT_HD tile<bool, S, P> isnan(const tile<T, S, P>& x) {
+  static_assert(detail::float_math_check<T>("isnan"));
+  return detail::map<bool>(x, [](T a) {
+    const auto c = convert<compute_t<T>>(a);
+    return c != c;
+  });
+}
+
+}  // namespace ct
