@@ -2,8 +2,10 @@
 // tensors, partitions, launch).
 #pragma once
 #include "ctile/tile/atomic.hpp"
+#include "ctile/tile/debug.hpp"
 #include "ctile/tile/elementwise.hpp"
 #include "ctile/tile/gather.hpp"
+#include "ctile/tile/mma.hpp"
 #include "ctile/tile/reduce.hpp"
 #include "ctile/tile/scan.hpp"
 #include "ctile/tile/shape_ops.hpp"

@@ -167,11 +167,22 @@ class thread_pool {
     std::unique_lock lock(m_);
     body_ = nullptr;  // no worker may start new items now
     done_cv_.wait(lock, [&] { return active_ == 0; });
+    if (auto err = std::exchange(failure_, nullptr)) std::rethrow_exception(err);
   }
 
  private:
+  // Runs items until none are left. A throwing item (a failed ct::device_assert) stops the
+  // job: the first exception is kept for the caller and the remaining items are skipped.
   void drain(const std::function<void(long long)>* body, long long n) {
-    for (long long i; (i = next_.fetch_add(1)) < n;) (*body)(i);
+    for (long long i; (i = next_.fetch_add(1)) < n;) {
+      try {
+        (*body)(i);
+      } catch (...) {
+        std::lock_guard lock(m_);
+        if (!failure_) failure_ = std::current_exception();
+        next_ = n;
+      }
+    }
   }
   void work() {
     unsigned long long seen = 0;
@@ -196,6 +207,7 @@ class thread_pool {
   std::atomic<long long> next_{0};
   int active_ = 0;
   unsigned long long generation_ = 0;
+  std::exception_ptr failure_;
 };
 }  // namespace
 

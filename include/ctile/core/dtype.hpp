@@ -3,6 +3,7 @@
 // correctly rounded result for a single op, as native half arithmetic would.
 #pragma once
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -109,30 +110,108 @@ using f16 = half_storage<f16_tag>;
 using f32 = float;
 using f64 = double;
 
+namespace detail {
+// Round-to-nearest-even encoding of f into a small float format with E exponent bits, M mantissa
+// bits and bias 2^(E-1)-1, saturating to the largest finite value (as the GPU's cvt.satfinite
+// does); NaN stays NaN. `max_bits` is the largest finite magnitude's encoding.
+template <int E, int M>
+CT_HD inline std::uint8_t encode_small_float(float f, std::uint8_t max_bits, std::uint8_t nan_bits) {
+  const std::uint8_t sign = (float_bits(f) >> 24) & 0x80u;
+  if (f != f) return std::uint8_t(sign | nan_bits);
+  constexpr int bias = (1 << (E - 1)) - 1;
+  float a = f < 0 ? -f : f;
+  const int max_exp = (max_bits >> M) - bias;
+  const float max_value = ldexpf(1.0f + float(max_bits & ((1 << M) - 1)) / float(1 << M), max_exp);
+  if (a >= max_value) return std::uint8_t(sign | max_bits);
+  int e;
+  frexpf(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  e -= 1;         // a in [2^e, 2^(e+1))
+  if (e < 1 - bias) e = 1 - bias;  // subnormals share the smallest exponent
+  const float quantum = ldexpf(1.0f, e - M);
+  a = rintf(a / quantum) * quantum;  // round to nearest even on the format's grid
+  if (a >= max_value) return std::uint8_t(sign | max_bits);
+  if (a == 0.0f) return sign;
+  frexpf(a, &e);
+  e -= 1;
+  if (e < 1 - bias) return std::uint8_t(sign | std::uint8_t(a / ldexpf(1.0f, 1 - bias - M)));
+  const int mant = int(a / ldexpf(1.0f, e - M)) - (1 << M);
+  return std::uint8_t(sign | ((e + bias) << M) | mant);
+}
+template <int E, int M>
+CT_HD inline float decode_small_float(std::uint8_t b, bool has_inf) {
+  constexpr int bias = (1 << (E - 1)) - 1;
+  const int exp = (b >> M) & ((1 << E) - 1), mant = b & ((1 << M) - 1);
+  const float sign = (b & 0x80u) ? -1.0f : 1.0f;
+  if (exp == (1 << E) - 1) {
+    if (has_inf) return mant == 0 ? sign * __builtin_huge_valf() : __builtin_nanf("");
+    if (mant == (1 << M) - 1) return __builtin_nanf("");  // e4m3fn: only S.1111.111 is NaN
+  }
+  if (exp == 0) return sign * ldexpf(float(mant), 1 - bias - M);
+  return sign * ldexpf(1.0f + float(mant) / float(1 << M), exp - bias);
+}
+}  // namespace detail
+
+// fp8 storage types: "restricted" (they convert, load, store and feed ct::mma, but have no
+// arithmetic; convert to f32 first). Conversion from f32 rounds to nearest even and saturates.
+struct e4m3 {  // float8_e4m3fn: no infinities, max 448
+  std::uint8_t bits = 0;
+  e4m3() = default;
+  CT_HD explicit e4m3(float f) : bits(detail::encode_small_float<4, 3>(f, 0x7e, 0x7f)) {}
+  CT_HD explicit operator float() const { return detail::decode_small_float<4, 3>(bits, false); }
+};
+struct e5m2 {  // float8_e5m2: max 57344
+  std::uint8_t bits = 0;
+  e5m2() = default;
+  CT_HD explicit e5m2(float f) : bits(detail::encode_small_float<5, 2>(f, 0x7b, 0x7e)) {}
+  CT_HD explicit operator float() const { return detail::decode_small_float<5, 2>(bits, true); }
+};
+
+// tf32: an f32 whose mantissa is rounded to 10 bits (nearest, ties away from zero, as the GPU's
+// cvt.rna.tf32.f32). Restricted like fp8: it exists to feed ct::mma with f32 data.
+struct tf32 {
+  float value = 0.0f;
+  tf32() = default;
+  CT_HD explicit tf32(float f) {
+    std::uint32_t u = detail::float_bits(f);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;  // finite: round the 13 low bits
+    value = detail::bits_float(u);
+  }
+  CT_HD explicit operator float() const { return value; }
+};
+
+// Restricted types: storage and conversion only.
+template <class T>
+inline constexpr bool is_restricted_v =
+    std::is_same_v<T, e4m3> || std::is_same_v<T, e5m2> || std::is_same_v<T, tf32>;
+
 template <class T>
 inline constexpr bool is_half_v = std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
 
 // Types a tile may hold.
 template <class T>
 inline constexpr bool is_element_v =
-    is_half_v<T> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    is_half_v<T> || is_restricted_v<T> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
     std::is_same_v<T, bool> || (std::is_integral_v<T> && sizeof(T) <= 8);
 
 template <class T>
-inline constexpr bool is_floating_v = is_half_v<T> || std::is_floating_point_v<T>;
+inline constexpr bool is_floating_v = is_half_v<T> || is_restricted_v<T> || std::is_floating_point_v<T>;
 
-// The type arithmetic on T is carried out in: halves compute in f32.
+// Types stored in a few bits and widened to f32 for any computation.
 template <class T>
-using compute_t = std::conditional_t<is_half_v<T>, float, T>;
+inline constexpr bool is_narrow_float_v = is_half_v<T> || is_restricted_v<T>;
+
+// The type arithmetic on T is carried out in: halves (and conversions of fp8/tf32) use f32.
+template <class T>
+using compute_t = std::conditional_t<is_narrow_float_v<T>, float, T>;
 
 // Conversion between element types, routed through f32 for the halves.
 template <class To, class From>
 CT_HD inline To convert(From x) {
   if constexpr (std::is_same_v<To, From>) {
     return x;
-  } else if constexpr (is_half_v<From>) {
+  } else if constexpr (is_narrow_float_v<From>) {
     return convert<To>(static_cast<float>(x));
-  } else if constexpr (is_half_v<To>) {
+  } else if constexpr (is_narrow_float_v<To>) {
     return To(static_cast<float>(x));
   } else {
     return static_cast<To>(x);
@@ -143,6 +222,9 @@ template <class T>
 constexpr const char* dtype_name() {
   if constexpr (std::is_same_v<T, bf16>) return "bf16";
   else if constexpr (std::is_same_v<T, f16>) return "f16";
+  else if constexpr (std::is_same_v<T, e4m3>) return "e4m3";
+  else if constexpr (std::is_same_v<T, e5m2>) return "e5m2";
+  else if constexpr (std::is_same_v<T, tf32>) return "tf32";
   else if constexpr (std::is_same_v<T, float>) return "f32";
   else if constexpr (std::is_same_v<T, double>) return "f64";
   else if constexpr (std::is_same_v<T, bool>) return "bool";

@@ -13,6 +13,7 @@ template <class T>
 constexpr bool float_math_check(const char*) {
   static_assert(is_floating_v<T>, "ct: this math function needs a floating-point tile; convert "
                                   "integer tiles with ct::astype<float>(x)");
+  static_assert(arithmetic_type_check<T>());
   return true;
 }
 }  // namespace detail

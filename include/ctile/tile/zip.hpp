@@ -122,9 +122,18 @@ template <class A, class B>
 inline constexpr bool tile_operands_v = (is_tile_v<A> || is_tile_v<B>);
 
 // A binary op on tiles or a tile and a scalar; `R` is the result element type or void (= T).
+template <class T>
+constexpr bool arithmetic_type_check() {
+  static_assert(!is_restricted_v<T>,
+                "ct: tf32 and fp8 tiles have no arithmetic (they convert, load, store and feed "
+                "ct::mma); convert with ct::astype<float>(x) first");
+  return true;
+}
+
 template <class R, class A, class B, class Op>
 CT_HD auto binary(const A& a, const B& b, Op op) {
   using T = typename operand_type<A, B>::type;
+  static_assert(arithmetic_type_check<T>());
   if constexpr (is_tile_v<A> && is_tile_v<B>) static_assert(same_element_check<elem_t<A>, elem_t<B>>());
   using Out = std::conditional_t<std::is_void_v<R>, T, R>;
   const auto& ta = as_tile_of<A, T>(a);
