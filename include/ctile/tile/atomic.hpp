@@ -138,7 +138,7 @@ CT_HD auto atomic_apply(const unsafe::global<T, R>& dst, Update update, const Ma
 
 #define CT_DEFINE_ATOMIC(NAME, OP)                                                                       \
   template <class T, int R, class I, class V, class... Opts>                                             \
-  CT_HD auto NAME(const unsafe::global<T, R>& dst, const I& idx, const V& values, const Opts&... opts) {  \
+  CT_HD auto NAME(const unsafe::global<T, R>& dst, const I& idx, const V& values, Opts... opts) {  \
     static_assert(OP == atomic_op::add || OP == atomic_op::max || OP == atomic_op::min ||                 \
                       OP == atomic_op::exchange || std::is_integral_v<T>,                                \
                   "ct atomics: and/or/xor need an integer tensor");                                      \
@@ -159,7 +159,7 @@ CT_DEFINE_ATOMIC(atomic_xchg, atomic_op::exchange)
 
 template <class T, int R, class I, class E, class D, class... Opts>
 CT_HD auto atomic_cas(const unsafe::global<T, R>& dst, const I& idx, const E& expected, const D& desired,
-                      const Opts&... opts) {
+                      Opts... opts) {
   using O = detail::atomic_options<Opts...>;
   return detail::atomic_apply<O>(
       dst, [](T* p, T e, T d) { return backend::atomic_cas<O::order, O::scope>(p, e, d); },

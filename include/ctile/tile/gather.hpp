@@ -141,7 +141,7 @@ CT_HD auto gather(const in<T, R>& src, const index_list<Idx...>& idx, unchecked_
 }
 // 1-D shorthand: a bare index tile.
 template <class T, class I, class S, class P, class... Opts>
-CT_HD auto gather(const in<T, 1>& src, const tile<I, S, P>& idx, const Opts&... opts) {
+CT_HD auto gather(const in<T, 1>& src, const tile<I, S, P>& idx, Opts... opts) {
   return gather(src, indices(idx), opts...);
 }
 
@@ -159,7 +159,7 @@ CT_HD void scatter(const unsafe::global<T, R>& dst, const index_list<Idx...>& id
   detail::scatter_impl<false>(dst, values, detail::all_active(), idx);
 }
 template <class T, class I, class S, class P, class V, class... Opts>
-CT_HD void scatter(const unsafe::global<T, 1>& dst, const tile<I, S, P>& idx, const V& values, const Opts&... opts) {
+CT_HD void scatter(const unsafe::global<T, 1>& dst, const tile<I, S, P>& idx, const V& values, Opts... opts) {
   scatter(dst, indices(idx), values, opts...);
 }
 
