@@ -5,6 +5,7 @@
 #include "ctile/tile/debug.hpp"
 #include "ctile/tile/elementwise.hpp"
 #include "ctile/tile/gather.hpp"
+#include "ctile/tile/hints.hpp"
 #include "ctile/tile/mma.hpp"
 #include "ctile/tile/reduce.hpp"
 #include "ctile/tile/scan.hpp"

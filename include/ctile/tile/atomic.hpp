@@ -157,6 +157,41 @@ CT_DEFINE_ATOMIC(atomic_xor, atomic_op::bit_xor)
 CT_DEFINE_ATOMIC(atomic_xchg, atomic_op::exchange)
 #undef CT_DEFINE_ATOMIC
 
+// Tile-wise atomic update without old values (cuTile's TiledView.atomic_store_*): element
+// (c0, c1, ...) of x updates tile `index`'s element atomically, relaxed, device scope.
+template <atomic_op Op, class T, int R, class S, class P>
+CT_HD void atomic_store(const unsafe::global<T, R>& dst, const coord<R>& index, const tile<T, S, P>& x) {
+  static_assert(detail::atomic_type_check<T>());
+  static_assert(S::rank == R, "ct::atomic_store: the tile's rank must equal the tensor's rank");
+  CT_UNROLL
+  for (int s = 0; s < P::slots; ++s) {
+    if (!tile<T, S, P>::canonical(s)) continue;
+    const auto c = tile<T, S, P>::coord_of(s);
+    index_t at[R];
+    for (int i = 0; i < R; ++i) at[i] = index[i] * S::dim(i) + c[i];
+    index_t off;
+    bool inside = true;
+    off = 0;
+    for (int i = 0; i < R; ++i) {
+      inside = inside && at[i] >= 0 && at[i] < dst.g.extent[i];
+      off += at[i] * dst.g.stride[i];
+    }
+    if (inside) backend::atomic_rmw<Op, memory_order::relaxed, memory_scope::device>(dst.data + off, x.v[s]);
+  }
+}
+#define CT_DEFINE_ATOMIC_STORE(NAME, OP)                                                             \
+  template <class T, int R, class S, class P>                                                        \
+  CT_HD void NAME(const unsafe::global<T, R>& dst, const coord<R>& index, const tile<T, S, P>& x) {  \
+    atomic_store<OP>(dst, index, x);                                                                 \
+  }
+CT_DEFINE_ATOMIC_STORE(atomic_store_add, atomic_op::add)
+CT_DEFINE_ATOMIC_STORE(atomic_store_max, atomic_op::max)
+CT_DEFINE_ATOMIC_STORE(atomic_store_min, atomic_op::min)
+CT_DEFINE_ATOMIC_STORE(atomic_store_and, atomic_op::bit_and)
+CT_DEFINE_ATOMIC_STORE(atomic_store_or, atomic_op::bit_or)
+CT_DEFINE_ATOMIC_STORE(atomic_store_xor, atomic_op::bit_xor)
+#undef CT_DEFINE_ATOMIC_STORE
+
 template <class T, int R, class I, class E, class D, class... Opts>
 CT_HD auto atomic_cas(const unsafe::global<T, R>& dst, const I& idx, const E& expected, const D& desired,
                       Opts... opts) {

@@ -19,10 +19,10 @@ namespace detail {
 template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
 CT_HD void print(const char* label, T value) {
   if (backend::thread_index() != 0) return;
-  if constexpr (std::is_same_v<T, bool>) printf("[block %d,%d,%d] %s = %s\n", bid(0), bid(1), bid(2), label, value ? "true" : "false");
-  else if constexpr (std::is_floating_point_v<T>) printf("[block %d,%d,%d] %s = %g\n", bid(0), bid(1), bid(2), label, double(value));
-  else if constexpr (std::is_signed_v<T>) printf("[block %d,%d,%d] %s = %lld\n", bid(0), bid(1), bid(2), label, (long long)value);
-  else printf("[block %d,%d,%d] %s = %llu\n", bid(0), bid(1), bid(2), label, (unsigned long long)value);
+  if constexpr (std::is_same_v<T, bool>) ::printf("[block %d,%d,%d] %s = %s\n", bid(0), bid(1), bid(2), label, value ? "true" : "false");
+  else if constexpr (std::is_floating_point_v<T>) ::printf("[block %d,%d,%d] %s = %g\n", bid(0), bid(1), bid(2), label, double(value));
+  else if constexpr (std::is_signed_v<T>) ::printf("[block %d,%d,%d] %s = %lld\n", bid(0), bid(1), bid(2), label, (long long)value);
+  else ::printf("[block %d,%d,%d] %s = %llu\n", bid(0), bid(1), bid(2), label, (unsigned long long)value);
 }
 
 namespace detail {
@@ -46,12 +46,12 @@ CT_HD void print_row_piece(const char* label, index_t row, index_t col, const T*
   if constexpr (is_floating_v<T>) {
     double d[8] = {};
     for (int i = 0; i < n; ++i) d[i] = double(convert<float>(v[i]));
-    printf(float_formats[n - 1], bid(0), bid(1), bid(2), label, (long long)row, (long long)col, d[0], d[1], d[2], d[3],
+    ::printf(float_formats[n - 1], bid(0), bid(1), bid(2), label, (long long)row, (long long)col, d[0], d[1], d[2], d[3],
            d[4], d[5], d[6], d[7]);
   } else {
     long long d[8] = {};
     for (int i = 0; i < n; ++i) d[i] = (long long)v[i];
-    printf(int_formats[n - 1], bid(0), bid(1), bid(2), label, (long long)row, (long long)col, d[0], d[1], d[2], d[3],
+    ::printf(int_formats[n - 1], bid(0), bid(1), bid(2), label, (long long)row, (long long)col, d[0], d[1], d[2], d[3],
            d[4], d[5], d[6], d[7]);
   }
 }
@@ -86,6 +86,15 @@ CT_HD void print(const char* label, const tile<T, S, P>& x) {
     }
     backend::sync_block();
   }
+}
+
+// C printf once per block (thread 0), prefixed by the block's coordinates; scalars only.
+template <class... A>
+CT_HD void printf(const char* format, A... args) {
+  static_assert((std::is_arithmetic_v<A> && ...), "ct::printf: arguments must be scalars; print tiles with ct::print");
+  if (backend::thread_index() != 0) return;
+  ::printf("[block %d,%d,%d] ", bid(0), bid(1), bid(2));
+  ::printf(format, args...);
 }
 
 // Stops the launch with `message` if `cond` is false (for a tile: if any element is false).

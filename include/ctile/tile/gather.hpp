@@ -8,6 +8,7 @@
 // Scatter writes through a ct::unsafe::global view: blocks may write anywhere, so which write
 // wins where two land on one element is unspecified.
 #pragma once
+#include "ctile/tile/shape_ops.hpp"
 #include "ctile/tile/unsafe_view.hpp"
 
 namespace ct {
@@ -161,6 +162,61 @@ CT_HD void scatter(const unsafe::global<T, R>& dst, const index_list<Idx...>& id
 template <class T, class I, class S, class P, class V, class... Opts>
 CT_HD void scatter(const unsafe::global<T, 1>& dst, const tile<I, S, P>& idx, const V& values, Opts... opts) {
   scatter(dst, indices(idx), values, opts...);
+}
+
+// ---- Advanced indexing (cuTile's load/store_advanced_indexing) --------------------------------
+// One axis is indexed by a 1-D index tile, every other by a dense ct::slice<Len>(start):
+//   ct::load_advanced_indexing(src, ct::slice<64>(r0), idx)   -> tile [64, len(idx)]
+// It is a gather whose index tiles are the index tile and aranges, each along its own axis.
+
+template <int Len>
+struct slice_t {
+  index_t start;
+};
+template <int Len>
+CT_HD slice_t<Len> slice(index_t start) {
+  static_assert(detail::is_pow2(Len), "ct::slice: the length must be a power of two");
+  return {start};
+}
+
+namespace detail {
+template <int R, int Axis, int Len>
+struct along_axis_shape {
+  template <int... I>
+  static auto make(std::integer_sequence<int, I...>) -> shape<(I == Axis ? Len : 1)...>;
+  using type = decltype(make(std::make_integer_sequence<int, R>{}));
+};
+
+// The index tile for `Axis` of an R-D advanced index: extent Len along Axis, 1 elsewhere.
+template <int R, int Axis, int Len>
+CT_HD auto index_part(slice_t<Len> s) {
+  return reshape(arange<std::int64_t, Len>() + s.start, typename along_axis_shape<R, Axis, Len>::type{});
+}
+template <int R, int Axis, class I, int Len, class P>
+CT_HD auto index_part(const tile<I, shape<Len>, P>& idx) {
+  return reshape(astype<std::int64_t>(idx), typename along_axis_shape<R, Axis, Len>::type{});
+}
+
+template <class Part>
+struct is_index_tile_part : std::bool_constant<is_tile_v<Part>> {};
+
+template <int R, class... Parts, std::size_t... A>
+CT_HD auto advanced_indices(std::index_sequence<A...>, const Parts&... parts) {
+  static_assert((0 + ... + int(is_index_tile_part<Parts>::value)) == 1,
+                "ct advanced indexing: exactly one axis takes a 1-D index tile, the others ct::slice<Len>(start)");
+  return indices(index_part<R, int(A)>(parts)...);
+}
+}  // namespace detail
+
+template <class T, int R, class... Parts>
+CT_HD auto load_advanced_indexing(const in<T, R>& src, const Parts&... parts) {
+  static_assert(sizeof...(Parts) == R, "ct::load_advanced_indexing: give one index part per tensor axis");
+  return gather(src, detail::advanced_indices<R>(std::index_sequence_for<Parts...>{}, parts...));
+}
+template <class T, int R, class V, class... Parts>
+CT_HD void store_advanced_indexing(const unsafe::global<T, R>& dst, const V& values, const Parts&... parts) {
+  static_assert(sizeof...(Parts) == R, "ct::store_advanced_indexing: give one index part per tensor axis");
+  scatter(dst, detail::advanced_indices<R>(std::index_sequence_for<Parts...>{}, parts...), values);
 }
 
 }  // namespace ct

@@ -113,6 +113,16 @@ CT_HD auto cdiv(const A& a, const B& b) {
   });
 }
 
+// (floordiv(x, y), mod(x, y)) for integer tiles, as Python's divmod.
+template <class A, class B, std::enable_if_t<detail::tile_operands_v<A, B>, int> = 0>
+CT_HD auto divmod(const A& a, const B& b) {
+  struct result {
+    decltype(floordiv(a, b)) quotient;
+    decltype(mod(a, b)) remainder;
+  };
+  return result{floordiv(a, b), mod(a, b)};
+}
+
 // True division with a float result: integers divide in f32, as cuTile's `/`.
 template <class A, class B, std::enable_if_t<detail::tile_operands_v<A, B>, int> = 0>
 CT_HD auto truediv(const A& a, const B& b) {

@@ -2,6 +2,9 @@
 // Shapes and axes are compile-time values (ct::shape<...>{}, ct::axis<A>, ct::axes<...>), so
 // every rule (element count, axis range, matching extents) is checked by the compiler.
 #pragma once
+#include <cstdint>
+#include <cstring>
+
 #include "ctile/tile/elementwise.hpp"
 #include "ctile/tile/reduce.hpp"
 
@@ -170,6 +173,81 @@ CT_HD auto extract(const tile<T, S, P>& x, shape<D...>, I... index) {
       if (c[i] < 0 || c[i] >= S::dim(i)) return index_t(-1);
     return detail::flatten<S>(c);
   });
+}
+
+// x with the sub-tile at tile index (i, j, ...) (in units of value's shape) replaced by value.
+template <class T, class S, class P, class S2, class P2, class... I>
+CT_HD auto insert(const tile<T, S, P>& x, const tile<T, S2, P2>& value, I... index) {
+  static_assert(S2::rank == S::rank && sizeof...(I) == S::rank,
+                "ct::insert: give a value tile of the same rank and one index per axis");
+  const index_t idx[S::rank] = {index_t(index)...};
+  coord<S::rank> base;
+  for (int i = 0; i < S::rank; ++i) base[i] = idx[i] * S2::dim(i);
+  tile<T, S> r = backend::relayout<backend::natural_layout<T, S>>(backend::align_to<S, P>(x));
+  backend::exchange_into(r, value, [base](const coord<S::rank>& c) {
+    coord<S2::rank> c2;
+    for (int i = 0; i < S::rank; ++i) {
+      c2[i] = c[i] - base[i];
+      if (c2[i] < 0 || c2[i] >= S2::dim(i)) return index_t(-1);
+    }
+    return detail::flatten<S2>(c2);
+  });
+  return r;
+}
+
+// The bytes of x's elements in row-major order, as a 1-D uint8 tile (and back).
+template <class T, class S, class P>
+CT_HD auto pack_to_bytes(const tile<T, S, P>& x) {
+  constexpr int n = int(S::size * index_t(sizeof(T)));
+  using R = tile<std::uint8_t, shape<n>>;
+  const auto flat = backend::reshape_exchange<shape<int(S::size)>>(backend::relayout<backend::natural_layout<T, S>>(x));
+  using F = std::remove_cvref_t<decltype(flat)>;
+  R r;
+  // Publish whole elements through the arena, then read them back byte by byte.
+  constexpr index_t capacity = index_t(config::arena_bytes) / index_t(sizeof(T));
+  T* buf = reinterpret_cast<T*>(backend::arena());
+  for (index_t lo = 0; lo < S::size; lo += capacity) {
+    CT_UNROLL
+    for (int s = 0; s < F::slots; ++s) {
+      const index_t f = F::coord_of(s)[0] - lo;
+      if (F::canonical(s) && f >= 0 && f < capacity) buf[f] = flat.v[s];
+    }
+    backend::sync_block();
+    CT_UNROLL
+    for (int s = 0; s < R::slots; ++s) {
+      const index_t byte = R::coord_of(s)[0], e = byte / index_t(sizeof(T)) - lo;
+      if (e >= 0 && e < capacity)
+        r.v[s] = reinterpret_cast<const std::uint8_t*>(buf)[e * index_t(sizeof(T)) + byte % index_t(sizeof(T))];
+    }
+    backend::sync_block();
+  }
+  return r;
+}
+template <class T, int N, class P>
+CT_HD auto unpack_from_bytes(const tile<std::uint8_t, shape<N>, P>& bytes) {
+  static_assert(N % int(sizeof(T)) == 0, "ct::unpack_from_bytes: the byte count is not a multiple of the type's size");
+  constexpr int n = N / int(sizeof(T));
+  static_assert(detail::is_pow2(n), "ct::unpack_from_bytes: the element count must be a power of two");
+  using R = tile<T, shape<n>>;
+  R r;
+  constexpr index_t capacity = index_t(config::arena_bytes) / index_t(sizeof(T)) * index_t(sizeof(T));
+  std::uint8_t* buf = backend::arena();
+  using B = tile<std::uint8_t, shape<N>, P>;
+  for (index_t lo = 0; lo < N; lo += capacity) {
+    CT_UNROLL
+    for (int s = 0; s < B::slots; ++s) {
+      const index_t f = B::coord_of(s)[0] - lo;
+      if (B::canonical(s) && f >= 0 && f < capacity) buf[f] = bytes.v[s];
+    }
+    backend::sync_block();
+    CT_UNROLL
+    for (int s = 0; s < R::slots; ++s) {
+      const index_t f = R::coord_of(s)[0] * index_t(sizeof(T)) - lo;
+      if (f >= 0 && f < capacity) memcpy(&r.v[s], buf + f, sizeof(T));
+    }
+    backend::sync_block();
+  }
+  return r;
 }
 
 // 0, 1, ..., N-1.

@@ -30,6 +30,20 @@ struct global {
 
 }  // namespace unsafe
 
+// Stores x as tile `index` (in units of x's shape) of the tensor: any tile, so only through a
+// ct::unsafe::global (cuTile's ct.store / TiledView.store). Elements outside the tensor are dropped.
+template <class T, int R, class S, class P>
+CT_HD void store(const unsafe::global<T, R>& dst, const coord<R>& index, const tile<T, S, P>& x) {
+  static_assert(S::rank == R, "ct::store: the tile's rank must equal the tensor's rank");
+  coord<R> origin;
+  for (int i = 0; i < R; ++i) origin[i] = index[i] * S::dim(i);
+  backend::store_tile<T, S, R>(dst.data, dst.g, origin, backend::relayout<backend::natural_layout<T, S>>(x));
+}
+template <class T, int R, class U, class S, class P>
+CT_HD void store(const unsafe::global<T, R>&, const coord<R>&, const tile<U, S, P>&) {
+  static_assert(std::is_same_v<T, U>, "ct::store: the tile's element type differs from the tensor's; use ct::astype");
+}
+
 namespace detail {
 
 // Element offset of coordinate `c` in a view, and whether it is inside.
