@@ -137,6 +137,12 @@ CT_HD auto atomic_apply(const unsafe::global<T, R>& dst, Update update, const Ma
 }  // namespace detail
 
 #define CT_DEFINE_ATOMIC(NAME, OP)                                                                       \
+  template <class T, int R, class... A>                                                                   \
+  CT_HD auto NAME(const in<T, R>&, const A&...) {                                                         \
+    static_assert(detail::always_false<T, A...>,                                                          \
+                  "ct atomics write to arbitrary elements, so they need a ct::unsafe::global<T, R> "      \
+                  "parameter (bound with ct::unsafe::shared(tensor)); a ct::in view is read-only");       \
+  }                                                                                                       \
   template <class T, int R, class I, class V, class... Opts>                                             \
   CT_HD auto NAME(const unsafe::global<T, R>& dst, const I& idx, const V& values, Opts... opts) {  \
     static_assert(OP == atomic_op::add || OP == atomic_op::max || OP == atomic_op::min ||                 \

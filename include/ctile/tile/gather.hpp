@@ -146,6 +146,20 @@ CT_HD auto gather(const in<T, 1>& src, const tile<I, S, P>& idx, Opts... opts) {
   return gather(src, indices(idx), opts...);
 }
 
+// Scatter writes anywhere, so it needs the spelled-out opt-out view.
+template <class T, int R, class... A>
+CT_HD void scatter(const in<T, R>&, const A&...) {
+  static_assert(detail::always_false<T, A...>,
+                "ct::scatter writes to arbitrary elements, so it needs a ct::unsafe::global<T, R> "
+                "parameter (bound with ct::unsafe::shared(tensor)); a ct::in view is read-only");
+}
+template <class T, class S, class... A>
+CT_HD void scatter(const out<T, S>&, const A&...) {
+  static_assert(detail::always_false<T, A...>,
+                "ct::scatter writes to arbitrary elements, so it needs a ct::unsafe::global<T, R> "
+                "parameter (bound with ct::unsafe::shared(tensor)); a ct::out view writes only its own tile");
+}
+
 template <class T, int R, class... Idx, class V>
 CT_HD void scatter(const unsafe::global<T, R>& dst, const index_list<Idx...>& idx, const V& values) {
   detail::scatter_impl<true>(dst, values, detail::all_active(), idx);

@@ -18,11 +18,16 @@ constexpr bool float_math_check(const char*) {
 }
 }  // namespace detail
 
-#define CT_DEFINE_FLOAT_UNARY(NAME, EXPR)                                      \
-  template <class T, class S, class P>                                         \
-  CT_HD tile<T, S, P> NAME(const tile<T, S, P>& x) {                           \
-    static_assert(detail::float_math_check<T>(#NAME));                         \
-    return detail::map<T>(x, detail::lift<T>([](auto a) { return EXPR; }));    \
+#define CT_DEFINE_FLOAT_UNARY(NAME, EXPR)                                                    \
+  template <class T, class S, class P>                                                       \
+  CT_HD tile<T, S, P> NAME(const tile<T, S, P>& x) {                                         \
+    static_assert(detail::float_math_check<T>(#NAME));                                       \
+    return detail::map<T>(x, detail::lift<T>([](auto a) { return EXPR; }));                  \
+  }                                                                                          \
+  template <class X, std::enable_if_t<!is_tile_v<X>, int> = 0>                               \
+  CT_HD void NAME(const X&) {                                                                \
+    static_assert(detail::always_false<X>, "ct::" #NAME ": the argument is not a tile; ct ops " \
+                                           "take tiles (use std::" #NAME " for scalars)");   \
   }
 CT_DEFINE_FLOAT_UNARY(exp, std::exp(a))
 CT_DEFINE_FLOAT_UNARY(exp2, std::exp2(a))

@@ -137,6 +137,10 @@ CT_HD auto arg_reduce(const tile<T, S, P>& x) {
 }  // namespace detail
 
 #define CT_DEFINE_REDUCTION(NAME, OP)                                                        \
+  template <class X, int A, class... K, std::enable_if_t<!is_tile_v<X>, int> = 0>            \
+  CT_HD void NAME(const X&, axis_t<A>, K...) {                                               \
+    static_assert(detail::always_false<X>, "ct::" #NAME ": the argument is not a tile");     \
+  }                                                                                          \
   template <class T, class S, class P, int A>                                                \
   CT_HD auto NAME(const tile<T, S, P>& x, axis_t<A>) {                                       \
     return detail::reduce<detail::OP, A, false>(x);                                          \

@@ -43,6 +43,12 @@ struct tile {
   CT_HD static bool canonical(int s) { return backend::slot_canonical<S, P>(backend::thread_index(), s); }
 };
 
+namespace detail {
+// For static_asserts in templates that must only fire when instantiated.
+template <class...>
+inline constexpr bool always_false = false;
+}  // namespace detail
+
 template <class X>
 struct is_tile : std::false_type {};
 template <class T, class S, class P>

@@ -130,6 +130,14 @@ struct in {
   template <int... Order>
   CT_HD in permuted(axes_t<Order...>) const;
 
+  // Inputs are read-only: spelled out so the compiler says so instead of "no member named store".
+  template <class... A>
+  CT_HD void store(const A&...) const {
+    static_assert(detail::always_false<A...>,
+                  "ct::in::store: an input view is read-only; write results through a ct::out "
+                  "parameter (bound to tensor.partition(...))");
+  }
+
   // The tile at this block's position in `like`'s partition, with `like`'s tile shape.
   template <class U, class S, class Pad = padding_t<padding_mode::zero>>
   CT_HD tile<T, S> load_like(const out<U, S>& like, Pad = {}) const;
@@ -159,6 +167,22 @@ struct out {
     coord<S::rank> c = tile_index();
     for (int i = 0; i < S::rank; ++i) c[i] *= S::dim(i);
     return c;
+  }
+
+  // A block stores only its own tile: no index. Spelled out to say so.
+  template <class I, class X>
+  CT_HD void store(const I&, const X&) const {
+    static_assert(detail::always_false<I, X>,
+                  "ct::out::store takes no index: a block stores only its own tile of the output; "
+                  "to write elsewhere use a ct::unsafe::global parameter and ct::store / ct::scatter");
+  }
+  // Outputs are not read: another block's tile could be mid-write. Spelled out to say so.
+  template <class... A>
+  CT_HD tile<T, S> load(const A&...) const {  // a tile return type keeps the message the first error
+    static_assert(detail::always_false<A...>,
+                  "ct::out::load: an output view cannot be loaded from (another block may be writing "
+                  "it); pass the tensor as a ct::in parameter too, or keep the tile in a variable");
+    return {};
   }
 
   // Writes this block's tile. Elements outside the tensor (ragged edges) are dropped.
@@ -200,6 +224,13 @@ CT_HD tile<T, S> in<T, R>::load_like(const out<U, S>& like, Pad) const {
 template <class T, int R, class U, class S, class Pad = padding_t<padding_mode::zero>>
 CT_HD tile<T, S> load_like(const in<T, R>& src, const out<U, S>& like, Pad p = {}) {
   return src.load_like(like, p);
+}
+
+template <class T, class S, class... A>
+CT_HD void load(const out<T, S>&, const A&...) {
+  static_assert(detail::always_false<T, A...>,
+                "ct::load: an output view cannot be loaded from (another block may be writing it); "
+                "pass the tensor as a ct::in parameter too");
 }
 
 template <class T, int R, int... D, class Pad = padding_t<padding_mode::zero>>
