@@ -34,6 +34,26 @@ struct grid_t {
 };
 inline grid_t grid(index_t x, index_t y = 1, index_t z = 1) { return grid_t{{x, y, z}}; }
 
+// Preconditions a kernel declares on its tensor arguments' extents, checked at every launch:
+//   static constexpr ct::precondition preconditions[] = {
+//       ct::divisible(ct::extent_of(1, 1), 16),                // argument 1, axis 1
+//       ct::equal(ct::extent_of(1, 1), ct::extent_of(2, 0))};  // a's K == b's K
+struct extent_ref {
+  int arg, axis;
+};
+constexpr extent_ref extent_of(int arg, int axis) { return {arg, axis}; }
+
+struct precondition {
+  enum class kind_t { divisible, at_least, at_most, equal } kind;
+  extent_ref a;
+  extent_ref b;
+  index_t value;
+};
+constexpr precondition divisible(extent_ref a, index_t by) { return {precondition::kind_t::divisible, a, {}, by}; }
+constexpr precondition at_least(extent_ref a, index_t n) { return {precondition::kind_t::at_least, a, {}, n}; }
+constexpr precondition at_most(extent_ref a, index_t n) { return {precondition::kind_t::at_most, a, {}, n}; }
+constexpr precondition equal(extent_ref a, extent_ref b) { return {precondition::kind_t::equal, a, b, 0}; }
+
 namespace unsafe {
 // Binds a tensor to a ct::unsafe::global parameter: every block may write anywhere in it.
 template <class T>
@@ -63,6 +83,7 @@ struct launch_plan {
   bool grid_set = false;
   int grid_arg = -1;
   std::vector<tensor_use> uses;
+  std::vector<std::pair<int, extents_t>> arg_extents;  // for declared preconditions
 
   std::string where(int arg) const { return "kernel '" + kernel + "', argument " + std::to_string(arg); }
 };
@@ -73,6 +94,7 @@ void note_tensor(launch_plan& plan, int arg, const tensor<T>& t, bool writing) {
   require(t.dev() == plan.on.dev(), plan.where(arg) + ": the tensor is on " + t.dev().name() +
                                         " but the launch runs on " + plan.on.dev().name() +
                                         "; move it with to_host/from_host first");
+  plan.arg_extents.emplace_back(arg, t.extents());
   auto [lo, hi] = view_span(t.extents(), t.strides());
   const auto base = reinterpret_cast<std::uintptr_t>(t.data());
   tensor_use u{arg, writing, t.storage_ptr(), base, base};
@@ -180,6 +202,17 @@ in<T, R> bind(launch_plan& plan, int arg, const Arg& a, in<T, R>*) {
   }
 }
 
+// Input tensor -> ct::in_static: as ct::in, and the fixed extents must hold.
+template <class T, class E, class Arg>
+in_static<T, E> bind(launch_plan& plan, int arg, const Arg& a, in_static<T, E>*) {
+  in_static<T, E> v{bind(plan, arg, a, static_cast<in<T, E::rank>*>(nullptr))};
+  for (int i = 0; i < E::rank; ++i)
+    require(E::value(i) == dyn || E::value(i) == a.extent(i),
+            plan.where(arg) + ": extent " + std::to_string(i) + " is " + std::to_string(a.extent(i)) +
+                " but the kernel's ct::in_static requires " + std::to_string(E::value(i)));
+  return v;
+}
+
 // Shared writable tensor -> ct::unsafe::global.
 template <class T, int R, class Arg>
 unsafe::global<T, R> bind(launch_plan& plan, int arg, const Arg& a, unsafe::global<T, R>*) {
@@ -245,14 +278,65 @@ inline void apply_explicit_grid(launch_plan& plan, const grid_t* g) {
   plan.grid_set = true;
 }
 
+template <class K, class = void>
+struct has_preconditions : std::false_type {};
+template <class K>
+struct has_preconditions<K, std::void_t<decltype(K::preconditions)>> : std::true_type {};
+
+inline index_t extent_for(const launch_plan& plan, const extent_ref& r) {
+  for (const auto& [arg, ext] : plan.arg_extents)
+    if (arg == r.arg) {
+      require(r.axis >= 0 && r.axis < int(ext.size()),
+              "kernel '" + plan.kernel + "': a precondition names axis " + std::to_string(r.axis) + " of argument " +
+                  std::to_string(r.arg) + ", which has rank " + std::to_string(ext.size()));
+      return ext[std::size_t(r.axis)];
+    }
+  fail("kernel '" + plan.kernel + "': a precondition names argument " + std::to_string(r.arg) +
+       ", which is not a tensor argument");
+}
+
+// The kernel's declared preconditions (static constexpr ct::precondition preconditions[]).
+template <class K>
+void check_preconditions(const launch_plan& plan) {
+  if constexpr (has_preconditions<K>::value) {
+    for (const precondition& p : K::preconditions) {
+      const index_t a = extent_for(plan, p.a);
+      const std::string what = "extent " + std::to_string(p.a.axis) + " of argument " + std::to_string(p.a.arg) +
+                               " (= " + std::to_string(a) + ")";
+      switch (p.kind) {
+        case precondition::kind_t::divisible:
+          require(p.value > 0 && a % p.value == 0, "kernel '" + plan.kernel + "': precondition failed: " + what +
+                                                       " must be divisible by " + std::to_string(p.value));
+          break;
+        case precondition::kind_t::at_least:
+          require(a >= p.value, "kernel '" + plan.kernel + "': precondition failed: " + what + " must be at least " +
+                                    std::to_string(p.value));
+          break;
+        case precondition::kind_t::at_most:
+          require(a <= p.value, "kernel '" + plan.kernel + "': precondition failed: " + what + " must be at most " +
+                                    std::to_string(p.value));
+          break;
+        case precondition::kind_t::equal: {
+          const index_t b = extent_for(plan, p.b);
+          require(a == b, "kernel '" + plan.kernel + "': precondition failed: " + what + " must equal extent " +
+                              std::to_string(p.b.axis) + " of argument " + std::to_string(p.b.arg) + " (= " +
+                              std::to_string(b) + ")");
+          break;
+        }
+      }
+    }
+  }
+}
+
 template <class K, class Params, class... A, std::size_t... I>
 pending launch_impl(const stream& s, const grid_t* explicit_grid, const K& k, std::index_sequence<I...>,
                     const A&... args) {
-  launch_plan plan{kernel_name<K>(), s, {1, 1, 1}, false, -1, {}};
+  launch_plan plan{kernel_name<K>(), s, {1, 1, 1}, false, -1, {}, {}};
   // Bind in argument order (braced init guarantees left-to-right evaluation).
   std::tuple<std::tuple_element_t<I, Params>...> views{
       bind(plan, int(I), args, static_cast<std::tuple_element_t<I, Params>*>(nullptr))...};
   apply_explicit_grid(plan, explicit_grid);
+  check_preconditions<K>(plan);
   check_aliasing(plan);
   for (const auto& u : plan.uses) u.st->prepare_bind(s, u.writing, plan.kernel);
 

@@ -198,6 +198,33 @@ struct out {
   }
 };
 
+// ---- Static extents ---------------------------------------------------------------------------
+
+inline constexpr index_t dyn = -1;
+
+// Extents known at compile time (ct::dyn for run-time ones), e.g. ct::extents<ct::dyn, 128>.
+template <index_t... E>
+struct extents {
+  static constexpr int rank = sizeof...(E);
+  CT_HD static constexpr index_t value(int axis) {
+    index_t r = dyn;
+    int k = 0;
+    ((r = (k++ == axis ? E : r)), ...);
+    return r;
+  }
+};
+
+// An input whose extents are partly fixed at compile time: the launch checks the tensor against
+// them (a ct::error naming the argument), and extent(axis) is a constant for the fixed axes.
+// It is a ct::in, so everything that takes a ct::in takes it.
+template <class T, class E>
+struct in_static : in<T, E::rank> {
+  using extents_type = E;
+  CT_HD index_t extent(int axis) const {
+    return E::value(axis) == dyn ? this->g.extent[axis] : E::value(axis);
+  }
+};
+
 template <class T, int R>
 template <int... Order>
 CT_HD in<T, R> in<T, R>::permuted(axes_t<Order...>) const {
