@@ -88,8 +88,9 @@ CT_HD chunk_place<R> place_chunk(const global_view<R>& g, const coord<R>& origin
   return p;
 }
 
-// Loads the tile of shape S whose element (0, ..., 0) sits at `origin` in the tensor.
-template <class T, class S, int R>
+// Loads the tile of shape S whose element (0, ..., 0) sits at `origin` in the tensor. Unchecked
+// (the caller promises the whole tile is inside) skips the bounds tests, not the alignment test.
+template <class T, class S, int R, bool Checked = true>
 CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R>& origin, T pad) {
   using out = tile<T, S>;
   using P = typename out::layout_type;
@@ -100,22 +101,23 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
   for (int k = 0; k < P::chunks_per_thread; ++k) {
     const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
     const T* src = base + p.offset;
-    const bool whole = p.row_inside && p.last >= 0 && p.last + V <= n_last;
+    const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
     if (whole && (V == 1 || s_last == 1) && detail::aligned<bytes>(src)) {
       detail::copy_vector<bytes>(&r.v[k * V], src);
     } else {
       CT_UNROLL
       for (int v = 0; v < V; ++v) {
         const index_t j = p.last + v;
-        r.v[k * V + v] = (p.row_inside && j >= 0 && j < n_last) ? src[v * s_last] : pad;
+        r.v[k * V + v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
       }
     }
   }
   return r;
 }
 
-// Stores x (natural layout) as the tile at `origin`; elements outside the tensor are dropped.
-template <class T, class S, int R>
+// Stores x (natural layout) as the tile at `origin`; elements outside the tensor are dropped
+// (unless unchecked: then the caller promises there are none).
+template <class T, class S, int R, bool Checked = true>
 CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S>& x) {
   using in = tile<T, S>;
   using P = typename in::layout_type;
@@ -126,14 +128,14 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
     if (!in::canonical(k * V)) continue;
     const auto p = place_chunk<S, R>(g, origin, in::coord_of(k * V));
     T* dst = base + p.offset;
-    const bool whole = p.row_inside && p.last >= 0 && p.last + V <= n_last;
+    const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
     if (whole && (V == 1 || s_last == 1) && detail::aligned<bytes>(dst)) {
       detail::store_vector<bytes>(dst, &x.v[k * V]);
     } else {
       CT_UNROLL
       for (int v = 0; v < V; ++v) {
         const index_t j = p.last + v;
-        if (p.row_inside && j >= 0 && j < n_last) dst[v * s_last] = x.v[k * V + v];
+        if (!Checked || (p.row_inside && j >= 0 && j < n_last)) dst[v * s_last] = x.v[k * V + v];
       }
     }
   }

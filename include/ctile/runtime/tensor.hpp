@@ -33,6 +33,10 @@ std::pair<index_t, index_t> view_span(const extents_t& extents, const extents_t&
 template <class T>
 class tensor {
   static_assert(is_element_v<T>, "ct::tensor: element type is not a ctile element type");
+  // Host copies stage elements as T, except bool: std::vector<bool> packs bits and has no
+  // data(), so bool elements travel as the bytes a bool tensor holds on every device.
+  using staged_t = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+  static_assert(sizeof(staged_t) == sizeof(T));
 
  public:
   using element_type = T;
@@ -99,10 +103,10 @@ class tensor {
     std::vector<T> out(static_cast<std::size_t>(size()));
     if (out.empty()) return out;
     auto [lo, hi] = detail::view_span(extents_, strides_);
-    std::vector<T> span(static_cast<std::size_t>(hi - lo + 1));
+    std::vector<staged_t> span(static_cast<std::size_t>(hi - lo + 1));
     st.copy_out(std::size_t(offset_ + lo) * sizeof(T), span.data(), span.size() * sizeof(T));
     const auto offsets = detail::view_offsets(extents_, strides_);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = span[std::size_t(offsets[i] - lo)];
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = T(span[std::size_t(offsets[i] - lo)]);
     return out;
   }
 
@@ -115,12 +119,14 @@ class tensor {
                         detail::format_extents(extents_));
     st.prepare_host_access(true, "copy_from_host");
     if (values.empty()) return;
-    if (contiguous()) {
-      st.copy_in(std::size_t(offset_) * sizeof(T), values.data(), values.size() * sizeof(T));
-      return;
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (contiguous()) {
+        st.copy_in(std::size_t(offset_) * sizeof(T), values.data(), values.size() * sizeof(T));
+        return;
+      }
     }
     auto [lo, hi] = detail::view_span(extents_, strides_);
-    std::vector<T> span(static_cast<std::size_t>(hi - lo + 1));
+    std::vector<staged_t> span(static_cast<std::size_t>(hi - lo + 1));
     st.copy_out(std::size_t(offset_ + lo) * sizeof(T), span.data(), span.size() * sizeof(T));
     const auto offsets = detail::view_offsets(extents_, strides_);
     for (std::size_t i = 0; i < values.size(); ++i) span[std::size_t(offsets[i] - lo)] = values[i];

@@ -47,7 +47,9 @@ CT_DEFINE_FLOAT_UNARY(ceil, std::ceil(a))
 
 template <class T, class S, class P>
 CT_HD tile<T, S, P> abs(const tile<T, S, P>& x) {
-  return detail::map<T>(x, detail::lift<T>([](auto a) { return a < decltype(a)(0) ? -a : a; }));
+  // Unsigned values are their own magnitude (and `a < 0` on them is an nvcc warning).
+  if constexpr (std::is_unsigned_v<T>) return x;
+  else return detail::map<T>(x, detail::lift<T>([](auto a) { return a < decltype(a)(0) ? -a : a; }));
 }
 
 // Binary float math with broadcasting: pow(x, y), atan2(y, x).

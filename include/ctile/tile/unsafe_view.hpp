@@ -7,10 +7,6 @@
 
 namespace ct {
 
-// Spelled at a call site to drop the bounds check of gather, scatter or an atomic.
-struct unchecked_t {};
-inline constexpr unchecked_t unchecked{};
-
 namespace unsafe {
 
 template <class T, int R>

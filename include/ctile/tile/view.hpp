@@ -48,6 +48,11 @@ inline constexpr padding_t<padding_mode::pos_inf> pos_inf{};
 inline constexpr padding_t<padding_mode::neg_inf> neg_inf{};
 }  // namespace pad
 
+// Spelled at a call site to drop a bounds check (loads, stores, gather, scatter, atomics): the
+// caller promises every access is inside the tensor; an access outside is undefined behaviour.
+struct unchecked_t {};
+inline constexpr unchecked_t unchecked{};
+
 // ---- Views ------------------------------------------------------------------------------------
 
 template <class T, int R>
@@ -141,6 +146,9 @@ struct in {
   // The tile at this block's position in `like`'s partition, with `like`'s tile shape.
   template <class U, class S, class Pad = padding_t<padding_mode::zero>>
   CT_HD tile<T, S> load_like(const out<U, S>& like, Pad = {}) const;
+  // The same without bounds checks: the tile must lie inside the tensor.
+  template <class U, class S>
+  CT_HD tile<T, S> load_like(const out<U, S>& like, unchecked_t) const;
 };
 
 template <class T, class S>
@@ -196,6 +204,13 @@ struct out {
     backend::store_tile<T, S, S::rank>(data, g, origin(),
                                        backend::relayout<backend::natural_layout<T, S>>(x));
   }
+  // The same without bounds checks: this block's tile must lie inside the tensor.
+  template <class U, class S2, class P>
+  CT_HD void store(const tile<U, S2, P>& x, unchecked_t) const {
+    static_assert(std::is_same_v<U, T> && std::is_same_v<S2, S>,
+                  "ct::out::store: the tile's element type or shape differs from the output's");
+    backend::store_tile<T, S, S::rank, false>(data, g, origin(), backend::relayout<backend::natural_layout<T, S>>(x));
+  }
 };
 
 // ---- Static extents ---------------------------------------------------------------------------
@@ -245,6 +260,13 @@ template <class U, class S, class Pad>
 CT_HD tile<T, S> in<T, R>::load_like(const out<U, S>& like, Pad) const {
   static_assert(S::rank == R, "ct::in::load_like: the output's rank differs from this tensor's");
   return backend::load_tile<T, S, R>(data, g, like.origin(), Pad::template value<T>());
+}
+
+template <class T, int R>
+template <class U, class S>
+CT_HD tile<T, S> in<T, R>::load_like(const out<U, S>& like, unchecked_t) const {
+  static_assert(S::rank == R, "ct::in::load_like: the output's rank differs from this tensor's");
+  return backend::load_tile<T, S, R, false>(data, g, like.origin(), T{});
 }
 
 // Free-function spellings, as in cuTile.
