@@ -1,0 +1,118 @@
+// The checks ct::launch makes before any work, each pinned by its message, which must name the
+// kernel and the argument: ranks, empty tensors, partitions that imply different grids, grids
+// over the device limit, tensors on another device; and that an empty grid runs nothing.
+#include "01_vector_add/vector_add.hpp"
+#include "common/test_kernels.hpp"
+#include "common/test_util.hpp"
+
+namespace {
+using namespace ct_test;
+
+struct launch_checks : on_device {
+  // Whether `t` still holds only the poison (a rejected launch must not have run).
+  static bool untouched(const ct::tensor<float>& t) {
+    const auto v = host_f64(t);
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isnan(x); });
+  }
+};
+
+auto error_with(const std::string& text) { return ThrowsMessage<ct::error>(HasSubstr(text)); }
+
+TEST_P(launch_checks, rank_mismatch_names_kernel_and_argument) {
+  const auto a = ct::zeros<float>({3, 4}, dev()), b = ct::zeros<float>({12}, dev());
+  auto c = poisoned<float>({12}, dev());
+  EXPECT_THAT(
+      [&] { examples::add(c, a, b).wait(); },
+      error_with("kernel 'vector_add', argument 1: the kernel expects a rank-1 tensor, got rank 2 [3, 4]"));
+  EXPECT_TRUE(untouched(c));
+}
+
+TEST_P(launch_checks, partition_rank_must_match_the_tensor) {
+  auto c = poisoned<float>({3, 4}, dev());
+  EXPECT_THAT([&] { (void)c.partition(ct::shape<16>{}); },
+              error_with("ct::tensor::partition: tile shape has rank 1 but the tensor [3, 4] has rank 2"));
+}
+
+TEST_P(launch_checks, moved_from_tensor_is_rejected) {
+  auto a = ct::zeros<float>({100}, dev());
+  const auto b = ct::zeros<float>({100}, dev());
+  auto c = poisoned<float>({100}, dev());
+  const auto taken = std::move(a);
+  EXPECT_THAT(
+      [&] { examples::add(c, a, b).wait(); },
+      error_with("kernel 'vector_add', argument 1: the tensor is empty (default-constructed or moved from)"));
+  EXPECT_TRUE(untouched(c));
+}
+
+TEST_P(launch_checks, partitions_must_imply_one_grid) {
+  const auto x = ct::zeros<float>({5000}, dev());
+  auto y = poisoned<float>({5000}, dev()), z = poisoned<float>({3000}, dev());
+  EXPECT_THAT(
+      [&] {
+        ct::launch(copy_twice{}, y.partition(copy_twice::tile_shape{}), z.partition(copy_twice::tile_shape{}),
+                   x)
+            .wait();
+      },
+      error_with("kernel 'copy_twice', argument 1: this output partition implies a grid of 3x1x1 blocks, but "
+                 "argument 0 implies 5x1x1"));
+  EXPECT_TRUE(untouched(y));
+  EXPECT_TRUE(untouched(z));
+}
+
+TEST_P(launch_checks, grid_over_the_device_limit_is_rejected) {
+  using one = ct::shape<1, 1>;
+  const auto x = ct::zeros<float>({1, 70000}, dev());
+  auto y = poisoned<float>({1, 70000}, dev());
+  EXPECT_THAT(
+      [&] { ct::launch(copy_tiles<one>{}, y.partition(one{}), x).wait(); },
+      error_with("kernel 'copy_tiles', argument 0: the partition has 70000 tiles along axis 1, over the "
+                 "limit of 65535 blocks on that grid axis"));
+  EXPECT_TRUE(untouched(y));
+}
+
+TEST_P(launch_checks, empty_output_runs_nothing) {
+  const auto x = ct::zeros<float>({0}, dev());
+  auto y = ct::zeros<float>({0}, dev());
+  auto p = ct::launch(copy_tiles<ct::shape<256>>{}, y.partition(ct::shape<256>{}), x);
+  EXPECT_NO_THROW(p.wait());
+  EXPECT_TRUE(y.to_host().empty());
+}
+
+CT_INSTANTIATE_ON_DEVICES(launch_checks);
+
+// Needs a GPU in either binary: the device check comes before any backend is chosen.
+TEST(launch_devices, tensors_on_different_devices_are_rejected) {
+  if (ct::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU: needs a GPU for the second device";
+  const auto a = ct::zeros<float>({100}, ct::device::cpu()), b = ct::zeros<float>({100}, ct::device::cpu());
+  auto c = poisoned<float>({100}, ct::device::cuda(0));
+  EXPECT_THAT(
+      [&] { examples::add(c, a, b).wait(); },
+      error_with("kernel 'vector_add', argument 1: the tensor is on cpu but the launch runs on cuda:0"));
+}
+
+// Without CTILE_DEVICE, the default is the GPU only where the calling code was built by nvcc.
+TEST(launch_devices, default_device_follows_the_compiler) {
+  const scoped_env unset("CTILE_DEVICE", nullptr);
+#if defined(__CUDACC__)
+  const bool gpu_default = ct::cuda_device_count() > 0;
+#else
+  const bool gpu_default = false;
+#endif
+  EXPECT_EQ(ct::default_device().name(), gpu_default ? "cuda:0" : "cpu");
+  auto c = poisoned<float>({10}, ct::default_device());
+  EXPECT_EQ(c.dev(), ct::default_device());
+}
+
+#if !defined(__CUDACC__)
+// A kernel compiled by the host compiler has no GPU code: the launch says so instead of failing.
+TEST(launch_devices, host_compiled_kernel_cannot_run_on_a_gpu) {
+  if (ct::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU: needs a GPU to try";
+  const ct::device gpu = ct::device::cuda(0);
+  const auto a = ct::zeros<float>({100}, gpu), b = ct::zeros<float>({100}, gpu);
+  auto c = poisoned<float>({100}, gpu);
+  EXPECT_THAT([&] { examples::add(c, a, b).wait(); },
+              error_with("kernel 'vector_add' was compiled without nvcc, so it runs only on the CPU device"));
+}
+#endif
+
+}  // namespace
