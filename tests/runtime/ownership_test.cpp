@@ -109,11 +109,15 @@ TEST_P(ownership, same_stream_launches_chain_in_order) {
 
 // ---- (b) stream-ordered release -----------------------------------------------------------------
 
-// Fresh tensors of the dropped one's size, filled with `value`: if its memory had been freed
-// early they would take it over and overwrite it while the kernel still reads or writes it.
+// Fresh tensors that together take more memory than the dropped tensor held, filled with
+// `value`: had its memory been freed early, some of them would take it over and the kernel would
+// read or overwrite them. Half-size tensors fit into the freed block whatever the allocator's
+// overheads, and all are allocated before any is filled, so the fill's host buffers cannot take
+// the freed memory first.
 std::vector<ct::tensor<float>> reuse_memory(const ct::device& dev, ct::index_t size, float value) {
   std::vector<ct::tensor<float>> t;
-  for (int i = 0; i < 4; ++i) t.push_back(ct::full<float>({size}, value, dev));
+  for (int i = 0; i < 8; ++i) t.push_back(ct::empty<float>({size / 2}, dev));
+  for (auto& x : t) x.copy_from_host(std::vector<float>(std::size_t(size / 2), value));
   return t;
 }
 
@@ -143,7 +147,7 @@ TEST_P(ownership, dropped_output_outlives_the_launch) {
   const auto others = reuse_memory(dev(), n, 1000.0f);
   p.wait();
   for (const auto& t : others)
-    EXPECT_TRUE(all_equal(host_f64(t), std::vector<double>(std::size_t(n), 1000.0)))
+    EXPECT_TRUE(all_equal(host_f64(t), std::vector<double>(std::size_t(n / 2), 1000.0)))
         << "the kernel wrote freed memory";
 }
 
