@@ -119,11 +119,14 @@ class tensor {
                         detail::format_extents(extents_));
     st.prepare_host_access(true, "copy_from_host");
     if (values.empty()) return;
-    if constexpr (!std::is_same_v<T, bool>) {
-      if (contiguous()) {
+    if (contiguous()) {  // one copy; no read-back of memory that may not be initialised yet
+      if constexpr (std::is_same_v<T, bool>) {
+        const std::vector<staged_t> bytes(values.begin(), values.end());
+        st.copy_in(std::size_t(offset_) * sizeof(T), bytes.data(), bytes.size() * sizeof(T));
+      } else {
         st.copy_in(std::size_t(offset_) * sizeof(T), values.data(), values.size() * sizeof(T));
-        return;
       }
+      return;
     }
     auto [lo, hi] = detail::view_span(extents_, strides_);
     std::vector<staged_t> span(static_cast<std::size_t>(hi - lo + 1));
