@@ -1,0 +1,282 @@
+// Loads and stores through the tensor views: in.load_like, ct::load and tiled(...).load with
+// every padding mode (zero, neg_zero, nan, pos_inf, neg_inf; zero and neg_zero on integers),
+// tiled views with traversal steps smaller (overlapping windows) and larger (gaps) than the tile
+// and ct::num_tiles over them, in.slice (clamped ranges; elements past the slice read as
+// padding even though the tensor holds them), in.permuted and loads through a transposed (non-
+// contiguous) tensor, out.store clipping at the edge of a view into a larger tensor, and
+// ct::store through a ct::unsafe::global to another block's tile (with an explicit grid), with
+// ct::assume_divisible_by and the grid-dependency controls in the same kernel. Outputs are
+// poisoned, and a margin around each destination view must stay poisoned; results must match
+// bit for bit (the sign of zero included).
+#include "ops/ops_util.hpp"
+
+namespace {
+using namespace ct_test;
+
+// Each padding mode through a different spelling of a load. Integer tensors allow only zero and
+// neg_zero; their other three outputs get zero padding.
+template <class T, class S>
+struct paddings {
+  static constexpr const char* name = "ops_paddings";
+  static constexpr int R = S::rank;
+  using tile_out = ct::out<T, S>;
+  CT_TILE void operator()(tile_out zero, tile_out neg_zero, tile_out nan, tile_out pos_inf, tile_out neg_inf,
+                          ct::in<T, R> x) const {
+    zero.store(x.load_like(zero));  // the default padding
+    neg_zero.store(ct::load(x, neg_zero.tile_index(), S{}, ct::pad::neg_zero));
+    if constexpr (ct::is_floating_v<T>) {
+      nan.store(ct::load_like(x, nan, ct::pad::nan));
+      pos_inf.store(x.load_like(pos_inf, ct::pad::pos_inf));
+      const auto idx = neg_inf.tile_index();
+      if constexpr (R == 1) neg_inf.store(x.tiled(S{}, ct::pad::neg_inf).load(idx[0]));
+      else neg_inf.store(x.tiled(S{}, ct::pad::neg_inf).load(idx[0], idx[1]));
+    } else {
+      nan.store(ct::load_like(x, nan, ct::pad::zero));
+      pos_inf.store(ct::load_like(x, pos_inf, ct::pad::zero));
+      neg_inf.store(ct::load_like(x, neg_inf, ct::pad::zero));
+    }
+  }
+};
+
+// Tile (i, j) of a view with traversal steps (si, sj); `counts` holds num_tiles of the view.
+template <class T, class S>
+struct windows {
+  static constexpr const char* name = "ops_windows";
+  CT_TILE void operator()(ct::out<T, S> y, ct::out<std::int64_t, S> counts, ct::in<T, 2> x, ct::index_t si,
+                          ct::index_t sj) const {
+    const auto view = x.tiled(S{}, ct::pad::neg_zero, ct::steps(si, sj));
+    const auto [i, j] = y.tile_index();
+    y.store(view.load(i, j));
+    counts.store(ct::full<std::int64_t>(S{}, ct::num_tiles(view, 0) * 1000 + view.num_tiles(1)));
+  }
+};
+
+// Columns [start, stop) of x (clamped) and x with its axes swapped, through in.slice and
+// in.permuted.
+template <class T, class S>
+struct sub_views {
+  static constexpr const char* name = "ops_sub_views";
+  CT_TILE void operator()(ct::out<T, S> sliced, ct::out<T, S> swapped, ct::in<T, 2> x, ct::index_t start,
+                          ct::index_t stop) const {
+    sliced.store(x.slice(1, start, stop).load_like(sliced, ct::pad::neg_zero));
+    swapped.store(x.permuted(ct::axes<1, 0>).load_like(swapped));
+  }
+};
+
+// Block (i, j) stores x's tile (i, j) as tile (gm - 1 - i, gn - 1 - j) of dst.
+template <class T, class S>
+struct mirrored_store {
+  static constexpr const char* name = "ops_mirrored_store";
+  CT_TILE void operator()(ct::unsafe::global<T, 2> dst, ct::in<T, 2> x) const {
+    ct::grid_dependency_control_wait();
+    const ct::index_t i = ct::bid(0), j = ct::bid(1), gm = ct::num_blocks(0), gn = ct::num_blocks(1);
+    const auto t = x.tiled(S{}).load(i, j);
+    const ct::index_t width = ct::assume_divisible_by(ct::index_t(S::dim(1)) * gn, ct::index_t(S::dim(1)));
+    ct::store(dst, {gm - 1 - i, width / S::dim(1) - 1 - j}, t);
+    ct::grid_dependency_control_launch_dependents();
+  }
+};
+
+// y = x through a plain partition (the clipping of out.store at a view's edge).
+template <class T, class S>
+struct copy_tiles {
+  static constexpr const char* name = "ops_copy";
+  CT_TILE void operator()(ct::out<T, S> y, ct::in<T, S::rank> x) const { y.store(x.load_like(y)); }
+};
+
+struct memory_ops : on_device {};
+
+template <class T>
+std::vector<T> memory_input(std::size_t n) {
+  if constexpr (ct::is_floating_v<T>) return random_floats<T>(n, 4.0, true);
+  else return random_ints<T>(n, true);
+}
+
+// Value `c` of the row-major tensor (values, extents), or `pad` outside it.
+template <class T>
+T at_or(const std::vector<T>& v, const ct::extents_t& e, const std::vector<ct::index_t>& c, T pad) {
+  std::size_t f = 0;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (c[i] < 0 || c[i] >= e[i]) return pad;
+    f = f * std::size_t(e[i]) + std::size_t(c[i]);
+  }
+  return v[f];
+}
+
+// The coordinates of flat index f in a row-major tensor of extents e.
+inline std::vector<ct::index_t> coords(std::size_t f, const ct::extents_t& e) {
+  std::vector<ct::index_t> c(e.size());
+  for (int i = int(e.size()) - 1; i >= 0; --i) {
+    c[std::size_t(i)] = ct::index_t(f % std::size_t(e[std::size_t(i)]));
+    f /= std::size_t(e[std::size_t(i)]);
+  }
+  return c;
+}
+
+// A tensor of `inner` extents, placed at `offset` inside a larger poisoned one: the view a kernel
+// writes to, and its surroundings, which must stay poisoned.
+template <class T>
+struct framed {
+  ct::tensor<T> whole, view;
+  ct::extents_t offset;
+  framed(const ct::extents_t& inner, const ct::extents_t& margin, const ct::device& dev) : offset(margin) {
+    ct::extents_t outer;
+    for (std::size_t i = 0; i < inner.size(); ++i) outer.push_back(inner[i] + 2 * margin[i]);
+    whole = poisoned<T>(outer, dev);
+    view = whole.view();
+    for (int i = 0; i < int(inner.size()); ++i) view = view.slice(i, margin[std::size_t(i)], margin[std::size_t(i)] + inner[std::size_t(i)]);
+  }
+  // The whole tensor as expected: `inner(c)` inside the view, the poison around it.
+  template <class F>
+  std::vector<T> expected(F inner) const {
+    const T poison = poison_value<T>();
+    std::vector<T> r(std::size_t(whole.size()));
+    for (std::size_t f = 0; f < r.size(); ++f) {
+      auto c = coords(f, whole.extents());
+      bool inside = true;
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        c[i] -= offset[i];
+        inside = inside && c[i] >= 0 && c[i] < view.extent(int(i));
+      }
+      r[f] = inside ? inner(c) : poison;
+    }
+    return r;
+  }
+};
+
+template <class T, class S>
+void check_paddings(const ct::device& dev, const ct::extents_t& extents) {
+  SCOPED_TRACE((case_name<T, S>(extents)));
+  const auto vx = memory_input<T>(element_count(extents));
+  const auto x = tensor_of(vx, extents, dev);
+  ct::extents_t rounded_up;  // whole tiles, so the padding lands in the outputs
+  for (int i = 0; i < S::rank; ++i) rounded_up.push_back((extents[std::size_t(i)] + S::dim(i) - 1) / S::dim(i) * S::dim(i));
+  std::vector<ct::tensor<T>> r;
+  for (int i = 0; i < 5; ++i) r.push_back(poisoned<T>(rounded_up, dev));
+  ct::launch(paddings<T, S>{}, r[0].partition(S{}), r[1].partition(S{}), r[2].partition(S{}), r[3].partition(S{}),
+             r[4].partition(S{}), x)
+      .wait();
+  const bool floating = ct::is_floating_v<T>;
+  const double pads[] = {0.0, -0.0, floating ? NAN : 0.0, floating ? INFINITY : 0.0, floating ? -INFINITY : 0.0};
+  const char* what[] = {"zero (default) via in.load_like", "neg_zero via ct::load", "nan via ct::load_like",
+                        "pos_inf via in.load_like", "neg_inf via tiled(...).load"};
+  for (std::size_t k = 0; k < 5; ++k) {
+    const T pad = ct::convert<T>(pads[k]);
+    EXPECT_TRUE(all_same(r[k].to_host(), reference_of<T>(element_count(rounded_up), [&](std::size_t f) {
+      return at_or(vx, extents, coords(f, rounded_up), pad);
+    }), true)) << what[k];
+  }
+}
+
+TEST_P(memory_ops, paddings_f32) {
+  check_paddings<float, ct::shape<2, 2>>(dev(), {5, 7});
+  check_paddings<float, ct::shape<64, 128>>(dev(), {67, 257});
+}
+TEST_P(memory_ops, paddings_f16) { check_paddings<ct::f16, ct::shape<16, 16>>(dev(), {31, 17}); }
+TEST_P(memory_ops, paddings_bf16) { check_paddings<ct::bf16, ct::shape<1, 8192>>(dev(), {2, 8197}); }
+TEST_P(memory_ops, paddings_f64) { check_paddings<double, ct::shape<8, 128>>(dev(), {17, 257}); }
+TEST_P(memory_ops, paddings_int32) { check_paddings<std::int32_t, ct::shape<4>>(dev(), {31}); }
+TEST_P(memory_ops, paddings_uint8) { check_paddings<std::uint8_t, ct::shape<32, 256>>(dev(), {37, 257}); }
+
+template <class T, class S>
+void check_windows(const ct::device& dev, const ct::extents_t& extents, ct::index_t si, ct::index_t sj) {
+  SCOPED_TRACE(cat(case_name<T, S>(extents), " steps (", si, ", ", sj, ")"));
+  const auto vx = memory_input<T>(element_count(extents));
+  const auto x = tensor_of(vx, extents, dev);
+  const ct::index_t ti = (extents[0] + si - 1) / si, tj = (extents[1] + sj - 1) / sj;  // tile origins inside x
+  const ct::extents_t out_extents = {ti * S::dim(0), tj * S::dim(1)};
+  auto y = poisoned<T>(out_extents, dev);
+  auto counts = poisoned<std::int64_t>(out_extents, dev);
+  ct::launch(windows<T, S>{}, y.partition(S{}), counts.partition(S{}), x, si, sj).wait();
+  EXPECT_TRUE(all_same(y.to_host(), reference_of<T>(element_count(out_extents), [&](std::size_t f) {
+    const auto c = coords(f, out_extents);
+    const ct::index_t i = c[0] / S::dim(0), j = c[1] / S::dim(1);
+    return at_or(vx, extents, {i * si + c[0] % S::dim(0), j * sj + c[1] % S::dim(1)}, ct::convert<T>(-0.0));
+  }), true)) << "tiles of the stepped view";
+  EXPECT_TRUE(all_same(counts.to_host(), std::vector<std::int64_t>(element_count(out_extents), ti * 1000 + tj)))
+      << "ct::num_tiles of the stepped view";
+}
+
+TEST_P(memory_ops, overlapping_windows) {
+  check_windows<float, ct::shape<4, 8>>(dev(), {13, 29}, 1, 3);
+  check_windows<std::int16_t, ct::shape<16, 16>>(dev(), {40, 33}, 8, 5);
+}
+TEST_P(memory_ops, windows_with_gaps) {
+  check_windows<float, ct::shape<4, 8>>(dev(), {13, 29}, 5, 11);
+  check_windows<std::int16_t, ct::shape<16, 16>>(dev(), {40, 70}, 17, 31);
+}
+
+template <class T, class S>
+void check_sub_views(const ct::device& dev, ct::index_t rows, ct::index_t cols, ct::index_t start, ct::index_t stop) {
+  SCOPED_TRACE(cat(case_name<T, S>({rows, cols}), " slice [", start, ", ", stop, ")"));
+  const auto vx = memory_input<T>(std::size_t(rows * cols));
+  const auto x = tensor_of(vx, {rows, cols}, dev);
+  const ct::index_t lo = std::clamp<ct::index_t>(start, 0, cols), hi = std::clamp<ct::index_t>(stop, lo, cols);
+  // Both outputs cover cols x cols: more than either view, so padding shows where the views end.
+  auto sliced = poisoned<T>({cols, cols}, dev), swapped = poisoned<T>({cols, cols}, dev);
+  ct::launch(sub_views<T, S>{}, sliced.partition(S{}), swapped.partition(S{}), x, start, stop).wait();
+  const std::size_t n = std::size_t(cols * cols);
+  EXPECT_TRUE(all_same(sliced.to_host(), reference_of<T>(n, [&](std::size_t f) {
+    const auto c = coords(f, {cols, cols});
+    return c[1] < hi - lo ? at_or(vx, {rows, cols}, {c[0], lo + c[1]}, ct::convert<T>(-0.0)) : ct::convert<T>(-0.0);
+  }), true)) << "in.slice(1, start, stop)";
+  EXPECT_TRUE(all_same(swapped.to_host(), reference_of<T>(n, [&](std::size_t f) {
+    const auto c = coords(f, {cols, cols});
+    return at_or(vx, {rows, cols}, {c[1], c[0]}, T(0));
+  }), true)) << "in.permuted(axes<1, 0>)";
+}
+
+TEST_P(memory_ops, slice_and_permuted_views) {
+  check_sub_views<float, ct::shape<16, 16>>(dev(), 20, 37, 5, 30);
+  check_sub_views<float, ct::shape<16, 16>>(dev(), 20, 37, -4, 1000);  // clamped to the tensor
+  check_sub_views<std::int8_t, ct::shape<8, 128>>(dev(), 130, 140, 3, 131);
+}
+
+TEST_P(memory_ops, loads_through_a_transposed_tensor) {
+  const auto base = ct::randn<float>({45, 31}, fresh_seed(), 1.0, dev());
+  const auto x = base.transpose();  // 31 x 45, strides (1, 31)
+  auto y = poisoned<float>({31, 45}, dev());
+  ct::launch(copy_tiles<float, ct::shape<8, 16>>{}, y.partition(ct::shape<8, 16>{}), x).wait();
+  EXPECT_TRUE(all_same(y.to_host(), x.to_host(), true));
+}
+
+template <class T, class S>
+void check_clipped_store(const ct::device& dev, const ct::extents_t& extents) {
+  SCOPED_TRACE((case_name<T, S>(extents)));
+  const auto vx = memory_input<T>(element_count(extents));
+  const auto x = tensor_of(vx, extents, dev);
+  framed<T> y(extents, ct::extents_t(extents.size(), 3), dev);
+  ct::launch(copy_tiles<T, S>{}, y.view.partition(S{}), x).wait();
+  EXPECT_TRUE(all_same(y.whole.to_host(), y.expected([&](const auto& c) { return at_or(vx, extents, c, T(0)); }), true));
+}
+
+TEST_P(memory_ops, out_store_clips_at_the_view_edge) {
+  check_clipped_store<float, ct::shape<16, 16>>(dev(), {31, 37});
+  check_clipped_store<ct::f16, ct::shape<1, 8192>>(dev(), {2, 8197});
+  check_clipped_store<std::int64_t, ct::shape<4>>(dev(), {7});
+}
+
+template <class T, class S>
+void check_mirrored_store(const ct::device& dev, const ct::extents_t& extents) {
+  SCOPED_TRACE((case_name<T, S>(extents)));
+  const auto vx = memory_input<T>(element_count(extents));
+  const auto x = tensor_of(vx, extents, dev);
+  framed<T> dst(extents, {2, 5}, dev);
+  const ct::index_t gm = (extents[0] + S::dim(0) - 1) / S::dim(0), gn = (extents[1] + S::dim(1) - 1) / S::dim(1);
+  ct::launch(ct::grid(gm, gn), mirrored_store<T, S>{}, ct::unsafe::shared(dst.view), x).wait();
+  EXPECT_TRUE(all_same(dst.whole.to_host(), dst.expected([&](const auto& c) {
+    // dst tile (p, q) came from x's tile (gm - 1 - p, gn - 1 - q), zero padded.
+    const ct::index_t p = c[0] / S::dim(0), q = c[1] / S::dim(1);
+    return at_or(vx, extents, {(gm - 1 - p) * S::dim(0) + c[0] % S::dim(0), (gn - 1 - q) * S::dim(1) + c[1] % S::dim(1)},
+                 T(0));
+  }), true));
+}
+
+TEST_P(memory_ops, store_to_another_blocks_tile_through_unsafe_global) {
+  check_mirrored_store<float, ct::shape<2, 2>>(dev(), {5, 7});
+  check_mirrored_store<ct::bf16, ct::shape<32, 256>>(dev(), {70, 300});
+}
+
+CT_INSTANTIATE_ON_DEVICES(memory_ops);
+
+}  // namespace
