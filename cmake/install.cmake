@@ -2,8 +2,9 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(DIRECTORY include/ctile DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS ctile ctile_runtime EXPORT ctileTargets
+install(DIRECTORY include/ctile kernels/ctile DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+set_target_properties(ctile_kernels PROPERTIES EXPORT_NAME kernels)
+install(TARGETS ctile ctile_runtime ctile_kernels EXPORT ctileTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT ctileTargets NAMESPACE ctile:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ctile)

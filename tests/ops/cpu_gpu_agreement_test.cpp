@@ -201,7 +201,7 @@ TEST_F(cpu_gpu_agreement, reductions_and_scans) {
 struct movement {
   static constexpr const char* name = "agree_movement";
   using S = ct::shape<32, 64>;
-  CT_TILE void operator()(ct::out<float, ct::shape<64, 64>> joined, ct::out<float, S> gathered,
+  CT_TILE void operator()(ct::out<float, ct::shape<64, 32>> joined, ct::out<float, S> gathered,
                           ct::out<ct::bf16, ct::shape<64, 32>> flipped, ct::in<float, 2> x,
                           ct::in<std::int32_t, 2> idx) const {
     const auto [i, j] = gathered.tile_index();
@@ -221,9 +221,9 @@ TEST_F(cpu_gpu_agreement, data_movement_bitwise) {
   auto gen = rng();
   for (auto& v : vi) v = std::int32_t(gen() % 80) - 5;  // some out of range
   const auto [c, g] = both(cpu, gpu, [&](const ct::device& dev) {
-    auto joined = poisoned<float>({3 * 64, 3 * 64}, dev), gathered = poisoned<float>(e, dev);
+    auto joined = poisoned<float>({3 * 64, 3 * 32}, dev), gathered = poisoned<float>(e, dev);
     auto flipped = poisoned<ct::bf16>({3 * 64, 3 * 32}, dev);
-    ct::launch(movement{}, joined.partition(ct::shape<64, 64>{}), gathered.partition(movement::S{}),
+    ct::launch(movement{}, joined.partition(ct::shape<64, 32>{}), gathered.partition(movement::S{}),
                flipped.partition(ct::shape<64, 32>{}), on(dev, vx, e), on(dev, vi, e))
         .wait();
     return std::make_tuple(joined.to_host(), gathered.to_host(), flipped.to_host());

@@ -3,6 +3,8 @@
 // index; every thread then reads the elements its target slots need. Tiles larger than the
 // arena go in rounds, so any size works.
 #pragma once
+#include <type_traits>
+
 #include "ctile/tile/tile.hpp"
 
 namespace ct::backend {
@@ -35,28 +37,135 @@ CT_HD void exchange_into(R& r, const tile<T, S, P>& x, SourceFlat source_flat) {
   }
 }
 
+// Which of its own slots each thread reads a target slot from, when that works without moving
+// data between threads: the element target slot s needs sits, in every thread, in that thread's
+// slot from[s] (the same s -> from[s] for all threads). Then an exchange is a register copy.
+// (A row vector broadcast over a tile whose rows span a multiple of the block's chunks is such
+// a case; so is every exchange on the CPU backend, where a block is one thread.)
+template <int N>
+struct local_slots {
+  bool local = false;
+  int from[N];
+};
+
+// The slot of thread t holding the canonical copy of x's element at flat index f (x of shape S
+// laid out by P), or -1 if another thread holds it.
+template <class S, class P>
+constexpr int canonical_slot(int t, index_t f) {
+  const index_t pf = detail::flatten<typename P::shape_type>(detail::unflatten<S>(f));  // collapsed dims at 0
+  const index_t chunk = pf / P::vec;
+  const int in_chunk = int(pf % P::vec);
+  if constexpr (P::replicated) return index_t(t) % P::chunks == chunk ? in_chunk : -1;
+  else return chunk % P::threads == t ? int(chunk / P::threads) * P::vec + in_chunk : -1;
+}
+
+template <class S2, class P2, class S, class P, class SourceFlat>
+constexpr local_slots<P2::slots> find_local_slots() {
+  local_slots<P2::slots> m{};
+  if constexpr (P::threads != P2::threads) {
+    return m;
+  } else {
+    for (int s = 0; s < P2::slots; ++s) {
+      const index_t want = SourceFlat{}(slot_coord<S2, P2>(0, s));
+      int found = canonical_slot<S, P>(0, want);
+      // Another copy (a replicated tile, or a slice's collapsed dims) may sit in thread 0; look
+      // for one where the search is cheap.
+      if constexpr (P::slots <= 256)
+        for (int k = 0; k < P::slots && found < 0; ++k)
+          if (detail::flatten<S>(slot_coord<S, P>(0, k)) == want) found = k;
+      if (found < 0) return m;
+      for (int t = 1; t < P2::threads; ++t)
+        if (detail::flatten<S>(slot_coord<S, P>(t, found)) != SourceFlat{}(slot_coord<S2, P2>(t, s))) return m;
+      m.from[s] = found;
+    }
+    m.local = true;
+    return m;
+  }
+}
+
+// The search above costs slots x threads compile-time steps; past this many the compiler's
+// constexpr limits bite, and the exchange goes through the arena (or a rule below applies).
+inline constexpr int local_search_limit = 2048;
+
+template <class S2, class P2, class S, class P, class SourceFlat>
+constexpr local_slots<P2::slots> local_slots_of() {
+  if constexpr (std::is_empty_v<SourceFlat> && std::is_default_constructible_v<SourceFlat> &&
+                P2::slots * P2::threads <= local_search_limit)
+    return find_local_slots<S2, P2, S, P, SourceFlat>();
+  else
+    return {};
+}
+
+// x rearranged into shape S2 and layout P2: target slot at coordinate c gets x's element at flat
+// index source_flat(c). In registers when find_local_slots allows (source_flat must then be a
+// captureless function object), through the arena otherwise.
 template <class S2, class P2, class T, class S, class P, class SourceFlat>
 CT_HD tile<T, S2, P2> exchange(const tile<T, S, P>& x, SourceFlat source_flat) {
   tile<T, S2, P2> r;
-  exchange_into(r, x, source_flat);
+  if constexpr (local_slots_of<S2, P2, S, P, SourceFlat>().local) {
+    constexpr auto map = local_slots_of<S2, P2, S, P, SourceFlat>();
+    CT_UNROLL
+    for (int s = 0; s < P2::slots; ++s) r.v[s] = x.v[map.from[s]];
+  } else {
+    exchange_into(r, x, source_flat);
+  }
   return r;
+}
+
+// Whether broadcasting x (shape S, plain blocked layout P) to S2 (layout P2) keeps every element
+// in its thread, by the layouts' arithmetic: S without its leading 1s is S2's trailing dims, the
+// chunks are alike, and x's chunk count C and the thread count T divide one another. Target
+// chunk k*T + t needs x's chunk (k*T + t) mod C, which thread t holds.
+template <class S2, class P2, class S, class P>
+constexpr bool row_broadcast_is_local() {
+  if constexpr (!std::is_same_v<typename P::shape_type, S> || P::vec != P2::vec || P::threads != P2::threads ||
+                P2::replicated || S::rank > S2::rank) {
+    return false;
+  } else {
+    int lead = 0;
+    while (lead < S::rank && S::dim(lead) == 1) ++lead;
+    for (int i = lead; i < S::rank; ++i)
+      if (S::dim(i) != S2::dim(i + S2::rank - S::rank)) return false;
+    return P::chunks % P::threads == 0 || P::threads % P::chunks == 0;
+  }
 }
 
 // x broadcast (NumPy rules) to shape S2, laid out by P2.
 template <class S2, class P2, class T, class S, class P>
 CT_HD tile<T, S2, P2> broadcast_exchange(const tile<T, S, P>& x) {
-  return exchange<S2, P2>(x, [](const coord<S2::rank>& c2) {
-    coord<S::rank> c;
-    for (int i = 0; i < S::rank; ++i) c[i] = S::dim(i) == 1 ? 0 : c2[i + S2::rank - S::rank];
-    return detail::flatten<S>(c);
-  });
+  if constexpr (row_broadcast_is_local<S2, P2, S, P>()) {
+    tile<T, S2, P2> r;
+    CT_UNROLL
+    for (int s = 0; s < P2::slots; ++s) {
+      const int k = s / P2::vec, v = s % P2::vec;
+      const int from = P::replicated ? v : int((index_t(k) * P::threads) % P::chunks / P::threads) * P::vec + v;
+      r.v[s] = x.v[from];
+    }
+    return r;
+  } else {
+    return exchange<S2, P2>(x, [](const coord<S2::rank>& c2) {
+      coord<S::rank> c;
+      for (int i = 0; i < S::rank; ++i) c[i] = S::dim(i) == 1 ? 0 : c2[i + S2::rank - S::rank];
+      return detail::flatten<S>(c);
+    });
+  }
 }
 
 // x with shape S2 (same element count), row-major order preserved.
+// (Free when both layouts deal the same chunks to the same threads: the flat order, vector
+// width and chunk count agree.)
 template <class S2, class T, class S, class P>
 CT_HD tile<T, S2, natural_layout<T, S2>> reshape_exchange(const tile<T, S, P>& x) {
-  return exchange<S2, natural_layout<T, S2>>(
-      x, [](const coord<S2::rank>& c2) { return detail::flatten<S2>(c2); });
+  using P2 = natural_layout<T, S2>;
+  if constexpr (std::is_same_v<typename P::shape_type, S> && P::vec == P2::vec && P::threads == P2::threads &&
+                !P::replicated && !P2::replicated) {
+    tile<T, S2, P2> r;
+    CT_UNROLL
+    for (int s = 0; s < P2::slots; ++s) r.v[s] = x.v[s];
+    return r;
+  } else {
+    return exchange<S2, P2>(x, [](const coord<S2::rank>& c2) { return detail::flatten<S2>(c2); });
+  }
 }
 
 // x in the layout P2 (same shape); free when it already is.

@@ -93,6 +93,35 @@ CT_HD auto reduce_last_axis(const tile<C, S, P>& x, Op op) {
   return r;
 }
 
+// For each slot, an earlier slot of the same thread whose coordinates agree off `Axis` in every
+// thread (so its reduction is the same value), or -1. Searched only for the GPU's small slot
+// counts; on the CPU backend every slot is computed.
+template <int N>
+struct same_line_slots {
+  int from[N];
+};
+
+template <class S, class P, int Axis>
+constexpr same_line_slots<P::slots> find_same_line_slots() {
+  same_line_slots<P::slots> m{};
+  auto line = [](int t, int s) {
+    coord<S::rank> c = slot_coord<S, P>(t, s);
+    c[Axis] = 0;
+    return ct::detail::flatten<S>(c);
+  };
+  for (int s = 0; s < P::slots; ++s) {
+    m.from[s] = -1;
+    if constexpr (P::slots <= 256) {
+      for (int e = 0; e < s && m.from[s] < 0; ++e) {
+        bool same = true;
+        for (int t = 0; t < P::threads && same; ++t) same = line(t, e) == line(t, s);
+        if (same) m.from[s] = e;
+      }
+    }
+  }
+  return m;
+}
+
 // Reduction along any axis through the arena; `identity` seeds each result.
 template <int Axis, class C, class S, class P, class Op>
 CT_HD auto reduce_via_arena(const tile<C, S, P>& x, Op op, C identity) {
@@ -101,6 +130,7 @@ CT_HD auto reduce_via_arena(const tile<C, S, P>& x, Op op, C identity) {
   constexpr index_t capacity = index_t(config::arena_bytes) / index_t(sizeof(C));
   constexpr index_t rounds = (S::size + capacity - 1) / capacity;
   C* buf = reinterpret_cast<C*>(arena());
+  constexpr auto same_line = find_same_line_slots<S, P, Axis>();
   R r;
   CT_UNROLL
   for (int s = 0; s < R::slots; ++s) r.v[s] = identity;
@@ -115,7 +145,11 @@ CT_HD auto reduce_via_arena(const tile<C, S, P>& x, Op op, C identity) {
     sync_block();
     CT_UNROLL
     for (int s = 0; s < R::slots; ++s) {
+      if (same_line.from[s] >= 0) continue;  // copied below
       coord<S::rank> c = R::coord_of(s);
+      // Not unrolled: unrolling slots x extent iterations made nvcc take minutes per kernel,
+      // and this loop waits on shared memory anyway.
+      CT_NO_UNROLL
       for (int j = 0; j < S::dim(Axis); ++j) {
         c[Axis] = j;
         const index_t f = ct::detail::flatten<S>(c) - lo;
@@ -124,6 +158,9 @@ CT_HD auto reduce_via_arena(const tile<C, S, P>& x, Op op, C identity) {
     }
     sync_block();
   }
+  CT_UNROLL
+  for (int s = 0; s < R::slots; ++s)
+    if (same_line.from[s] >= 0) r.v[s] = r.v[same_line.from[s]];
   return r;
 }
 

@@ -13,10 +13,13 @@
 
 // Unroll slot loops on the GPU (tiles must live in registers); never on the CPU, where a tile
 // can hold tens of thousands of elements per "thread".
+// CT_NO_UNROLL keeps a loop rolled where unrolling costs compile time and buys nothing.
 #if defined(__CUDA_ARCH__)
 #define CT_UNROLL _Pragma("unroll")
+#define CT_NO_UNROLL _Pragma("unroll 1")
 #else
 #define CT_UNROLL
+#define CT_NO_UNROLL
 #endif
 
 #ifndef CTILE_BLOCK_WARPS

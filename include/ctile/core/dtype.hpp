@@ -204,7 +204,38 @@ inline constexpr bool is_narrow_float_v = is_half_v<T> || is_restricted_v<T>;
 template <class T>
 using compute_t = std::conditional_t<is_narrow_float_v<T>, float, T>;
 
-// Conversion between element types, routed through f32 for the halves.
+namespace detail {
+// x as an f32 rounded to odd (truncated, with the last bit set if anything was dropped). Rounding
+// that once more to a format of at most 22 significant bits gives the correctly rounded value of
+// x (Boldo & Melquiond), so f64 and wide integers reach the narrow floats in one rounding, not
+// two (rounding to nearest f32 first can land exactly on a tie of the narrow format).
+CT_HD inline float round_odd_float(double x) {
+  const float f = static_cast<float>(x);
+  if (!(f - f == 0) || static_cast<double>(f) == x) return f;  // NaN, infinite, or exact
+  std::uint32_t u = float_bits(f);
+  if ((u & 1u) == 0) u = (f < 0 ? -static_cast<double>(f) : static_cast<double>(f)) > (x < 0 ? -x : x) ? u - 1 : u + 1;
+  return bits_float(u);
+}
+template <class I>
+CT_HD inline float round_odd_float_int(I x) {
+  using U = std::make_unsigned_t<I>;
+  bool negative = false;
+  U m = U(x);
+  if constexpr (std::is_signed_v<I>) {
+    negative = x < I(0);
+    if (negative) m = U(U(0) - m);
+  }
+  int shift = 0;
+  while ((m >> shift) >= (U(1) << 24)) ++shift;  // keep 24 significant bits
+  U kept = m >> shift;
+  if (shift > 0 && (m & ((U(1) << shift) - 1)) != 0) kept |= 1;  // sticky: anything dropped makes it odd
+  const float f = ldexpf(static_cast<float>(kept), shift);
+  return negative ? -f : f;
+}
+}  // namespace detail
+
+// Conversion between element types, routed through f32 for the narrow floats (rounded to odd
+// from f64 and 32- and 64-bit integers, so the result is rounded once).
 template <class To, class From>
 CT_HD inline To convert(From x) {
   if constexpr (std::is_same_v<To, From>) {
@@ -212,7 +243,9 @@ CT_HD inline To convert(From x) {
   } else if constexpr (is_narrow_float_v<From>) {
     return convert<To>(static_cast<float>(x));
   } else if constexpr (is_narrow_float_v<To>) {
-    return To(static_cast<float>(x));
+    if constexpr (std::is_same_v<From, double>) return To(detail::round_odd_float(x));
+    else if constexpr (std::is_integral_v<From> && sizeof(From) >= 4) return To(detail::round_odd_float_int(x));
+    else return To(static_cast<float>(x));
   } else {
     return static_cast<To>(x);
   }

@@ -21,7 +21,7 @@ CT_HD tile<U, S, P> bitcast(const tile<T, S, P>& x) {
   static_assert(sizeof(U) == sizeof(T), "ct::bitcast: source and target element types differ in size");
   return detail::map<U>(x, [](T a) {
     U u;
-    memcpy(&u, &a, sizeof(U));
+    memcpy(static_cast<void*>(&u), &a, sizeof(U));  // the halves and tf32 are trivially copyable, not trivial
     return u;
   });
 }

@@ -88,13 +88,26 @@ CT_HD void print(const char* label, const tile<T, S, P>& x) {
   }
 }
 
-// C printf once per block (thread 0), prefixed by the block's coordinates; scalars only.
+// C printf once per block (thread 0), prefixed by the block's coordinates; scalars only. The
+// prefix joins the format so that one printf call writes the whole line: with two calls, lines
+// of blocks printing at the same time interleave. (Formats too long to join print in two calls.)
 template <class... A>
 CT_HD void printf(const char* format, A... args) {
   static_assert((std::is_arithmetic_v<A> && ...), "ct::printf: arguments must be scalars; print tiles with ct::print");
   if (backend::thread_index() != 0) return;
-  ::printf("[block %d,%d,%d] ", bid(0), bid(1), bid(2));
-  ::printf(format, args...);
+  constexpr char prefix[] = "[block %d,%d,%d] ";
+  char joined[256];
+  int n = 0;
+  for (const char* p = prefix; *p; ++p) joined[n++] = *p;
+  const char* f = format;
+  for (; *f && n < int(sizeof(joined)) - 1; ++f) joined[n++] = *f;
+  joined[n] = '\0';
+  if (*f == '\0') {
+    ::printf(joined, bid(0), bid(1), bid(2), args...);
+  } else {
+    ::printf(prefix, bid(0), bid(1), bid(2));
+    ::printf(format, args...);
+  }
 }
 
 // Stops the launch with `message` if `cond` is false (for a tile: if any element is false).

@@ -57,16 +57,22 @@ CT_HD T floor_mod(T x, T y) {
   return r;
 }
 
+// x < 0, spelled so that unsigned T compiles without nvcc's "pointless comparison" warning.
+template <class T>
+CT_HD constexpr bool negative(T x) {
+  if constexpr (std::is_signed_v<T>) return x < T(0);
+  else return false;
+}
 template <class T>
 CT_HD T shift_left(T x, T n) {
   constexpr int bits = int(sizeof(T) * 8);
-  if (n < T(0) || n >= T(bits)) return T(0);
+  if (negative(n) || n >= T(bits)) return T(0);
   return T(std::make_unsigned_t<T>(x) << int(n));
 }
 template <class T>
 CT_HD T shift_right(T x, T n) {
   constexpr int bits = int(sizeof(T) * 8);
-  if (n < T(0) || n >= T(bits)) return (std::is_signed_v<T> && x < T(0)) ? T(-1) : T(0);
+  if (negative(n) || n >= T(bits)) return negative(x) ? T(-1) : T(0);
   return T(x >> int(n));
 }
 

@@ -34,12 +34,14 @@ struct sum_op {
   template <class C>
   CT_HD static constexpr C identity() { return C(0); }
 };
+// For floats the identity of max / min is NaN, not -inf / inf: NaN is ignored by the op, so it
+// is neutral, and a line of NaNs then reduces to NaN (an infinite seed would win over them).
 struct max_op {
   template <class C>
   CT_HD C operator()(C a, C b) const { return (a > b || b != b) ? a : b; }  // NaN ignored
   template <class C>
   CT_HD static constexpr C identity() {
-    if constexpr (std::numeric_limits<C>::has_infinity) return -std::numeric_limits<C>::infinity();
+    if constexpr (std::numeric_limits<C>::has_quiet_NaN) return std::numeric_limits<C>::quiet_NaN();
     else return std::numeric_limits<C>::lowest();
   }
 };
@@ -48,7 +50,7 @@ struct min_op {
   CT_HD C operator()(C a, C b) const { return (a < b || b != b) ? a : b; }  // NaN ignored
   template <class C>
   CT_HD static constexpr C identity() {
-    if constexpr (std::numeric_limits<C>::has_infinity) return std::numeric_limits<C>::infinity();
+    if constexpr (std::numeric_limits<C>::has_quiet_NaN) return std::numeric_limits<C>::quiet_NaN();
     else return std::numeric_limits<C>::max();
   }
 };

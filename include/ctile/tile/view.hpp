@@ -151,6 +151,18 @@ struct in {
   CT_HD tile<T, S> load_like(const out<U, S>& like, unchecked_t) const;
 };
 
+template <class T, class S, class D>
+struct out_subtiles;
+
+namespace detail {
+template <class D, class S>
+constexpr bool divides_each() {
+  for (int i = 0; i < S::rank; ++i)
+    if (S::dim(i) % D::dim(i) != 0) return false;
+  return true;
+}
+}  // namespace detail
+
 template <class T, class S>
 struct out {
   static_assert(is_element_v<T>, "ct::out: element type is not a ctile element type");
@@ -204,6 +216,10 @@ struct out {
     backend::store_tile<T, S, S::rank>(data, g, origin(),
                                        backend::relayout<backend::natural_layout<T, S>>(x));
   }
+  // This block's tile in sub-tiles of shape D, stored one at a time: see ct::out_subtiles.
+  template <int... D>
+  CT_HD out_subtiles<T, S, shape<D...>> subtiles(shape<D...>) const;
+
   // The same without bounds checks: this block's tile must lie inside the tensor.
   template <class U, class S2, class P>
   CT_HD void store(const tile<U, S2, P>& x, unchecked_t) const {
@@ -212,6 +228,44 @@ struct out {
     backend::store_tile<T, S, S::rank, false>(data, g, origin(), backend::relayout<backend::natural_layout<T, S>>(x));
   }
 };
+
+// This block's output tile cut into sub-tiles of shape D, for a block that writes its tile in
+// pieces (a row longer than a register tile, streamed through in chunks). Sub-tile `index` is
+// counted within this block's tile, so a block still writes only its own tile: an index outside
+// it stores nothing, as elements past the tensor's edge are dropped.
+template <class T, class S, class D>
+struct out_subtiles {
+  static_assert(D::rank == S::rank, "ct::out::subtiles: the sub-tile's rank must equal the tile's");
+  static_assert(detail::divides_each<D, S>(), "ct::out::subtiles: each sub-tile extent must divide the tile's");
+  out<T, S> whole;
+
+  // Sub-tiles along `axis` that hold elements of the tensor.
+  CT_HD index_t num_tiles(int axis) const {
+    const index_t left = whole.extent(axis) - whole.origin()[axis];
+    const index_t inside = left < S::dim(axis) ? left : S::dim(axis);
+    return inside <= 0 ? 0 : (inside + D::dim(axis) - 1) / D::dim(axis);
+  }
+
+  template <class U, class S2, class P>
+  CT_HD void store(const coord<S::rank>& index, const tile<U, S2, P>& x) const {
+    static_assert(std::is_same_v<U, T>,
+                  "ct::out::subtiles::store: the tile's element type differs from the output's; convert "
+                  "it with ct::astype<T>(tile) first");
+    static_assert(std::is_same_v<S2, D>, "ct::out::subtiles::store: the tile's shape differs from the sub-tile shape");
+    coord<S::rank> origin = whole.origin();
+    for (int i = 0; i < S::rank; ++i) {
+      if (index[i] < 0 || index[i] >= S::dim(i) / D::dim(i)) return;  // outside this block's tile
+      origin[i] += index[i] * D::dim(i);
+    }
+    backend::store_tile<T, D, S::rank>(whole.data, whole.g, origin, backend::relayout<backend::natural_layout<T, D>>(x));
+  }
+};
+
+template <class T, class S>
+template <int... D>
+CT_HD out_subtiles<T, S, shape<D...>> out<T, S>::subtiles(shape<D...>) const {
+  return {*this};
+}
 
 // ---- Static extents ---------------------------------------------------------------------------
 

@@ -1,0 +1,43 @@
+// Shared pieces of the kernel library: argument checks that name the problem, and the tile
+// widths the entry points pick from.
+#pragma once
+#include <string>
+
+#include <ctile/ctile.hpp>
+
+namespace ct::kernels::detail {
+
+using ct::detail::fail;
+using ct::detail::require;
+
+inline std::string what(const char* kernel, const std::string& message) {
+  return std::string("ct::kernels::") + kernel + ": " + message;
+}
+
+template <class T, class U>
+void require_same_extents(const char* kernel, const char* a_name, const ct::tensor<T>& a, const char* b_name,
+                          const ct::tensor<U>& b) {
+  require(a.extents() == b.extents(), what(kernel, std::string(a_name) + " is " + ct::detail::format_extents(a.extents()) +
+                                                       " but " + b_name + " is " +
+                                                       ct::detail::format_extents(b.extents())));
+}
+
+template <class T>
+void require_rank(const char* kernel, const char* name, const ct::tensor<T>& t, int rank) {
+  require(t.rank() == rank, what(kernel, std::string(name) + " must have rank " + std::to_string(rank) + ", not " +
+                                             std::to_string(t.rank()) + " " +
+                                             ct::detail::format_extents(t.extents())));
+}
+
+template <class T>
+void require_extent(const char* kernel, const char* name, const ct::tensor<T>& t, int axis, index_t want) {
+  require(t.extent(axis) == want, what(kernel, std::string(name) + " has extent " + std::to_string(t.extent(axis)) +
+                                                   " along axis " + std::to_string(axis) + ", expected " +
+                                                   std::to_string(want)));
+}
+
+// Elements per thread-chunk of 16 bytes: the unit every tile width here is a multiple of.
+template <class T>
+inline constexpr int vec = int(16 / sizeof(T));
+
+}  // namespace ct::kernels::detail

@@ -1,0 +1,113 @@
+// Row and column reductions of a 2-D tensor: sum and max, in f32, stored as T.
+//   row_sum / row_max:  y[i] = reduce_j x[i, j]     (y: [M])
+//   col_sum / col_max:  y[j] = reduce_i x[i, j]     (y: [N])
+// Each block accumulates whole tiles elementwise and reduces across the tile once at the end,
+// so the loop body is only loads and adds. Columns are reduced in two passes: the rows are cut
+// into splits that run as separate blocks (a tall matrix has few column tiles but needs a full
+// GPU), then the per-split partials are reduced the same way.
+#pragma once
+#include <algorithm>
+
+#include "ctile/kernels/detail.hpp"
+
+namespace ct::kernels {
+
+struct sum_t {
+  template <class X>
+  CT_HD static X combine(const X& a, const X& b) { return a + b; }
+  template <int A, class X>
+  CT_HD static auto across(const X& x) { return ct::sum(x, ct::axis<A>, ct::keepdims); }
+  using pad = ct::padding_t<ct::padding_mode::zero>;
+};
+
+struct max_t {
+  // Padding loads as -inf, so it never wins.
+  template <class X>
+  CT_HD static X combine(const X& a, const X& b) { return ct::maximum(a, b); }
+  template <int A, class X>
+  CT_HD static auto across(const X& x) { return ct::max(x, ct::axis<A>, ct::keepdims); }
+  using pad = ct::padding_t<ct::padding_mode::neg_inf>;
+};
+
+namespace detail {
+
+template <class T, int BN, class Op>
+struct row_reduce_map {
+  static constexpr const char* name = "ct_kernels_row_reduce";
+  CT_TILE void operator()(ct::out<T, ct::shape<1, 1>> y, ct::in<T, 2> x) const {
+    const auto [i, unused] = y.tile_index();
+    (void)unused;
+    const auto view = x.tiled(ct::shape<1, BN>{}, typename Op::pad{});
+    auto acc = ct::astype<float>(view.load(i, 0));  // the launch guarantees a column
+    for (index_t k = 1; k < ct::num_tiles(view, 1); ++k) acc = Op::combine(acc, ct::astype<float>(view.load(i, k)));
+    y.store(ct::astype<T>(Op::template across<1>(acc)));
+  }
+};
+
+// Reduces rows [s * rows_per_split, (s + 1) * rows_per_split) of x's column tile j into row s of y.
+template <class Tin, class Tout, int BM, int BN, class Op>
+struct col_reduce_map {
+  static constexpr const char* name = "ct_kernels_col_reduce";
+  CT_TILE void operator()(ct::out<Tout, ct::shape<1, BN>> y, ct::in<Tin, 2> x, index_t rows_per_split) const {
+    const auto [s, j] = y.tile_index();
+    const index_t first = s * rows_per_split;
+    const index_t last = first + rows_per_split < x.extent(0) ? first + rows_per_split : x.extent(0);
+    const auto view = x.slice(0, first, last).tiled(ct::shape<BM, BN>{}, typename Op::pad{});
+    auto acc = ct::astype<float>(view.load(0, j));  // every split holds a row
+    for (index_t k = 1; k < ct::num_tiles(view, 0); ++k) acc = Op::combine(acc, ct::astype<float>(view.load(k, j)));
+    y.store(ct::astype<Tout>(Op::template across<0>(acc)));
+  }
+};
+
+template <class Op, class T>
+ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
+  require_rank(what, "x", x, 2);
+  require_rank(what, "y", y, 1);
+  require_extent(what, "y", y, 0, x.extent(0));
+  require(x.extent(1) > 0, kernels::detail::what(what, "x has no columns to reduce"));
+  auto y2 = y.reshape({y.extent(0), 1});
+  return ct::launch(s, row_reduce_map<T, 1024 * vec<T>, Op>{}, y2.partition(ct::shape<1, 1>{}), x);
+}
+
+template <class Op, class T>
+ct::pending col_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
+  require_rank(what, "x", x, 2);
+  require_rank(what, "y", y, 1);
+  require_extent(what, "y", y, 0, x.extent(1));
+  require(x.extent(0) > 0, kernels::detail::what(what, "x has no rows to reduce"));
+  constexpr int BM = 16, BN = 32 * vec<T>;
+  const index_t rows = x.extent(0), cols = x.extent(1);
+  const index_t col_tiles = (cols + BN - 1) / BN;
+  // Enough blocks for every SM several times over, but each split at least 16 tiles tall, so
+  // the partials stay a small fraction of the traffic.
+  const index_t want_blocks = 4096;
+  const index_t want_splits = std::clamp<index_t>(want_blocks / col_tiles, 1, std::max<index_t>(1, rows / (16 * BM)));
+  const index_t rows_per_split = (rows + want_splits - 1) / want_splits;
+  const index_t splits = (rows + rows_per_split - 1) / rows_per_split;  // none left empty
+  auto y2 = y.reshape({1, cols});
+  if (splits == 1) return ct::launch(s, col_reduce_map<T, T, BM, BN, Op>{}, y2.partition(ct::shape<1, BN>{}), x, rows);
+  auto partial = ct::empty<float>({splits, cols}, x.dev());
+  (void)ct::launch(s, col_reduce_map<T, float, BM, BN, Op>{}, partial.partition(ct::shape<1, BN>{}), x, rows_per_split);
+  return ct::launch(s, col_reduce_map<float, T, BM, BN, Op>{}, y2.partition(ct::shape<1, BN>{}), partial, splits);
+}
+
+}  // namespace detail
+
+template <class T>
+ct::pending row_sum(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
+  return detail::row_reduce<sum_t>("row_sum", s, y, x);
+}
+template <class T>
+ct::pending row_max(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
+  return detail::row_reduce<max_t>("row_max", s, y, x);
+}
+template <class T>
+ct::pending col_sum(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
+  return detail::col_reduce<sum_t>("col_sum", s, y, x);
+}
+template <class T>
+ct::pending col_max(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
+  return detail::col_reduce<max_t>("col_max", s, y, x);
+}
+
+}  // namespace ct::kernels

@@ -1,0 +1,68 @@
+// Softmax over the last axis of a 2-D tensor, in f32, stored as T.
+// Rows up to 8192 columns live in one tile: one read, one write. Longer rows (64K-256K columns)
+// stream through the row twice: the first pass keeps a running max and a running sum of
+// exponentials rescaled to that max (online softmax), the second writes exp(x - max) / sum.
+#pragma once
+#include <limits>
+
+#include "ctile/kernels/detail.hpp"
+
+namespace ct::kernels {
+namespace detail {
+
+template <class T, int BM, int BN>
+struct softmax_tile_map {
+  static constexpr const char* name = "ct_kernels_softmax";
+  CT_TILE void operator()(ct::out<T, ct::shape<BM, BN>> y, ct::in<T, 2> x) const {
+    const auto t = ct::astype<float>(x.load_like(y, ct::pad::neg_inf));
+    const auto e = ct::exp(t - ct::max(t, ct::axis<1>, ct::keepdims));
+    y.store(ct::astype<T>(e * (1.0f / ct::sum(e, ct::axis<1>, ct::keepdims))));
+  }
+};
+
+// One block per row; its output tile is the whole row (up to max_row columns), written in
+// sub-tiles of BN.
+inline constexpr int max_row = 1 << 24;
+
+template <class T, int BN>
+struct softmax_online_map {
+  static constexpr const char* name = "ct_kernels_softmax_online";
+  CT_TILE void operator()(ct::out<T, ct::shape<1, max_row>> y, ct::in<T, 2> x) const {
+    const auto [i, unused] = y.tile_index();
+    (void)unused;
+    const auto view = x.tiled(ct::shape<1, BN>{}, ct::pad::neg_inf);
+    const index_t tiles = ct::num_tiles(view, 1);
+    // Running max m and sum l of exp(x - m), per row (1 x 1 tiles).
+    auto m = ct::full<float>(ct::shape<1, 1>{}, -std::numeric_limits<float>::infinity());
+    auto l = ct::full<float>(ct::shape<1, 1>{}, 0.0f);
+    for (index_t k = 0; k < tiles; ++k) {
+      const auto t = ct::astype<float>(view.load(i, k));
+      const auto m_new = ct::maximum(m, ct::max(t, ct::axis<1>, ct::keepdims));
+      l = l * ct::exp(m - m_new) + ct::sum(ct::exp(t - m_new), ct::axis<1>, ct::keepdims);
+      m = m_new;
+    }
+    const auto inv = 1.0f / l;
+    const auto row = y.subtiles(ct::shape<1, BN>{});
+    for (index_t k = 0; k < tiles; ++k) {
+      const auto t = ct::astype<float>(view.load(i, k));
+      row.store({0, k}, ct::astype<T>(ct::exp(t - m) * inv));
+    }
+  }
+};
+
+}  // namespace detail
+
+// y = softmax(x) along the last axis, x and y [M, N].
+template <class T>
+ct::pending softmax(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
+  detail::require_rank("softmax", "x", x, 2);
+  detail::require_same_extents("softmax", "x", x, "y", y);
+  const index_t cols = x.extent(1);
+  detail::require(cols <= detail::max_row, detail::what("softmax", std::to_string(cols) + " columns is more than the " +
+                                                                       std::to_string(detail::max_row) + " supported"));
+  if (cols <= 1024) return ct::launch(s, detail::softmax_tile_map<T, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x);
+  if (cols <= 8192) return ct::launch(s, detail::softmax_tile_map<T, 1, 8192>{}, y.partition(ct::shape<1, 8192>{}), x);
+  return ct::launch(s, detail::softmax_online_map<T, 8192>{}, y.partition(ct::shape<1, detail::max_row>{}), x);
+}
+
+}  // namespace ct::kernels

@@ -1,0 +1,284 @@
+// The kernel library (kernels/ctile/kernels) against float64 references computed from the
+// rounded inputs, for f32, f16 and bf16, on ragged shapes: 1, primes, and widths on either side
+// of each kernel's tile choices. Each check uses fresh random inputs and poisoned outputs.
+#include <ctile/kernels.hpp>
+
+#include "common/test_util.hpp"
+
+namespace {
+using namespace ct_test;
+namespace kn = ct::kernels;
+
+struct kernels : on_device {};
+
+template <class T>
+ct::tensor<T> random(const ct::extents_t& e, const ct::device& dev, double stddev = 1.0) {
+  return ct::randn<T>(e, fresh_seed(), stddev, dev);
+}
+
+// The f32 math of these kernels is within `f32_ulps` f32 roundings of exact; storing in T adds
+// one rounding of T. Results near zero are judged against the scale of the data (`scale`):
+// their error comes from cancellation of terms of that size.
+template <class T>
+tolerance kernel_tolerance(double scale, double f32_ulps = 64) {
+  const double rtol = unit_roundoff<T>() + f32_ulps * unit_roundoff<float>();
+  return {rtol, 2 * rtol * scale};
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+template <class T>
+std::string name_of(ct::index_t m, ct::index_t n) {
+  return std::to_string(m) + "x" + std::to_string(n) + " " + ct::dtype_name<T>();
+}
+
+const std::vector<std::pair<ct::index_t, ct::index_t>> shapes_2d = {{1, 1}, {7, 13}, {3, 1031}, {5, 4099}, {2, 8191},
+                                                                    {17, 8192}};
+
+// ---- Elementwise ---------------------------------------------------------------------------------
+
+double gelu_tanh(double x) { return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+double silu(double x) { return x / (1 + std::exp(-x)); }
+
+template <class T>
+void check_elementwise(const ct::device& dev, ct::index_t m, ct::index_t n) {
+  SCOPED_TRACE(name_of<T>(m, n));
+  const auto a = random<T>({m, n}, dev, 2.0), b = random<T>({m, n}, dev, 2.0), bias = random<T>({n}, dev);
+  const auto ha = host_f64(a), hb = host_f64(b), hbias = host_f64(bias);
+  const ct::stream s = ct::default_stream(dev);
+  const std::size_t size = ha.size();
+  auto run = [&](const char* what, auto launch, auto ref) {
+    SCOPED_TRACE(what);
+    auto y = poisoned<T>({m, n}, dev);
+    launch(y).wait();
+    const auto want = reference(size, ref);
+    EXPECT_TRUE(all_close(host_f64(y), want, kernel_tolerance<T>(max_abs(want))));
+  };
+  run("add", [&](auto& y) { return kn::add(s, y, a, b); }, [&](std::size_t i) { return ha[i] + hb[i]; });
+  run("mul", [&](auto& y) { return kn::mul(s, y, a, b); }, [&](std::size_t i) { return ha[i] * hb[i]; });
+  run("scale", [&](auto& y) { return kn::scale(s, y, a, 1.7f); }, [&](std::size_t i) { return ha[i] * double(1.7f); });
+  run("swiglu", [&](auto& y) { return kn::swiglu(s, y, a, b); }, [&](std::size_t i) { return silu(ha[i]) * hb[i]; });
+  const auto col = [&](std::size_t i) { return hbias[i % std::size_t(n)]; };
+  run("bias_relu", [&](auto& y) { return kn::bias_act<kn::relu>(s, y, a, bias); },
+      [&](std::size_t i) { return std::max(0.0, ha[i] + col(i)); });
+  run("bias_silu", [&](auto& y) { return kn::bias_act<kn::silu>(s, y, a, bias); },
+      [&](std::size_t i) { return silu(ha[i] + col(i)); });
+  run("bias_gelu", [&](auto& y) { return kn::bias_act<kn::gelu_tanh>(s, y, a, bias); },
+      [&](std::size_t i) { return gelu_tanh(ha[i] + col(i)); });
+}
+
+TEST_P(kernels, elementwise_matches_f64) {
+  for (auto [m, n] : shapes_2d) {
+    check_elementwise<float>(dev(), m, n);
+    check_elementwise<ct::f16>(dev(), m, n);
+    check_elementwise<ct::bf16>(dev(), m, n);
+  }
+}
+
+TEST_P(kernels, elementwise_on_strided_views) {
+  // A transposed view is not contiguous: the 2-D path, not the flat one.
+  const auto a = random<float>({37, 50}, dev()), b = random<float>({50, 37}, dev());
+  auto y = poisoned<float>({50, 37}, dev());
+  kn::add(ct::default_stream(dev()), y, a.transpose(), b).wait();
+  const auto ha = host_f64(a), hb = host_f64(b), hy = host_f64(y);
+  EXPECT_TRUE(all_close(hy, reference(hy.size(), [&](std::size_t i) { return ha[(i % 37) * 50 + i / 37] + hb[i]; }),
+                        rounding<float>(1)));
+}
+
+TEST_P(kernels, elementwise_rejects_mismatched_shapes) {
+  const auto a = random<float>({4, 5}, dev()), b = random<float>({4, 6}, dev());
+  auto y = poisoned<float>({4, 5}, dev());
+  EXPECT_THAT([&] { (void)kn::add(ct::default_stream(dev()), y, a, b); },
+              ThrowsMessage<ct::error>(HasSubstr("ct::kernels::add: b is [4, 6] but y is [4, 5]")));
+  const auto bias = random<float>({4}, dev());
+  EXPECT_THAT([&] { (void)kn::bias_act<kn::relu>(ct::default_stream(dev()), y, a, bias); },
+              ThrowsMessage<ct::error>(HasSubstr("bias has extent 4 along axis 0, expected 5")));
+  EXPECT_TRUE(std::isnan(y.to_host()[0])) << "a rejected launch leaves the output untouched";
+}
+
+// ---- Reductions ---------------------------------------------------------------------------------
+
+template <class T>
+void check_reductions(const ct::device& dev, ct::index_t m, ct::index_t n) {
+  SCOPED_TRACE(name_of<T>(m, n));
+  const auto x = random<T>({m, n}, dev);
+  const auto hx = host_f64(x);
+  const ct::stream s = ct::default_stream(dev);
+  auto at = [&](ct::index_t i, ct::index_t j) { return hx[std::size_t(i * n + j)]; };
+  std::vector<double> rsum(std::size_t(m), 0), rmax(std::size_t(m), -INFINITY), csum(std::size_t(n), 0),
+      cmax(std::size_t(n), -INFINITY), rabs(std::size_t(m), 0), cabs(std::size_t(n), 0);
+  for (ct::index_t i = 0; i < m; ++i)
+    for (ct::index_t j = 0; j < n; ++j) {
+      const double v = at(i, j);
+      rsum[std::size_t(i)] += v, csum[std::size_t(j)] += v;
+      rabs[std::size_t(i)] += std::fabs(v), cabs[std::size_t(j)] += std::fabs(v);
+      rmax[std::size_t(i)] = std::max(rmax[std::size_t(i)], v), cmax[std::size_t(j)] = std::max(cmax[std::size_t(j)], v);
+    }
+  // Sums: f32 accumulation in any order is within length * u32 * sum |x|; then one rounding to T.
+  auto sum_ok = [&](const ct::tensor<T>& y, const std::vector<double>& want, const std::vector<double>& abs,
+                    ct::index_t len) {
+    const auto got = host_f64(y);
+    std::vector<double> bound(want.size());
+    for (std::size_t k = 0; k < want.size(); ++k)
+      bound[k] = double(len + 2) * unit_roundoff<float>() * abs[k] + unit_roundoff<T>() * std::fabs(want[k]) +
+                 subnormal_step<T>();
+    std::size_t bad = 0;
+    for (std::size_t k = 0; k < want.size(); ++k) bad += !(std::fabs(got[k] - want[k]) <= bound[k]);
+    return bad;
+  };
+  {
+    auto y = poisoned<T>({m}, dev);
+    kn::row_sum(s, y, x).wait();
+    EXPECT_EQ(sum_ok(y, rsum, rabs, n), 0u) << "row_sum";
+    kn::row_max(s, y, x).wait();
+    EXPECT_TRUE(all_equal(host_f64(y), rmax)) << "row_max";
+  }
+  {
+    auto y = poisoned<T>({n}, dev);
+    kn::col_sum(s, y, x).wait();
+    EXPECT_EQ(sum_ok(y, csum, cabs, m), 0u) << "col_sum";
+    kn::col_max(s, y, x).wait();
+    EXPECT_TRUE(all_equal(host_f64(y), cmax)) << "col_max";
+  }
+}
+
+TEST_P(kernels, reductions_match_f64) {
+  // Tall shapes take the two-pass column reduction.
+  const std::vector<std::pair<ct::index_t, ct::index_t>> shapes = {{1, 1}, {7, 13}, {3, 5000}, {2, 8193}, {1000, 3},
+                                                                   {3001, 130}};
+  for (auto [m, n] : shapes) {
+    check_reductions<float>(dev(), m, n);
+    check_reductions<ct::f16>(dev(), m, n);
+    check_reductions<ct::bf16>(dev(), m, n);
+  }
+}
+
+// ---- Softmax and norms ----------------------------------------------------------------------------
+
+template <class T>
+void check_softmax(const ct::device& dev, ct::index_t m, ct::index_t n) {
+  SCOPED_TRACE(name_of<T>(m, n));
+  const auto x = random<T>({m, n}, dev, 3.0);
+  auto y = poisoned<T>({m, n}, dev);
+  kn::softmax(ct::default_stream(dev), y, x).wait();
+  const auto hx = host_f64(x);
+  std::vector<double> want(hx.size());
+  for (ct::index_t i = 0; i < m; ++i) {
+    const double* r = &hx[std::size_t(i * n)];
+    const double mx = *std::max_element(r, r + n);
+    double sum = 0;
+    for (ct::index_t j = 0; j < n; ++j) sum += std::exp(r[j] - mx);
+    for (ct::index_t j = 0; j < n; ++j) want[std::size_t(i * n + j)] = std::exp(r[j] - mx) / sum;
+  }
+  EXPECT_TRUE(all_close(host_f64(y), want, {unit_roundoff<T>() + 1e-5, subnormal_step<T>()}));
+}
+
+TEST_P(kernels, softmax_matches_f64) {
+  for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{1, 1}, {9, 1000}, {3, 1031}, {2, 8191}, {2, 8192},
+                                                                     {3, 8193}, {2, 30011}}) {
+    check_softmax<float>(dev(), m, n);
+    check_softmax<ct::f16>(dev(), m, n);
+    check_softmax<ct::bf16>(dev(), m, n);
+  }
+}
+
+template <class T>
+void check_norms(const ct::device& dev, ct::index_t m, ct::index_t n) {
+  SCOPED_TRACE(name_of<T>(m, n));
+  const auto x = random<T>({m, n}, dev, 2.0), r = random<T>({m, n}, dev), w = random<T>({n}, dev),
+             b = random<T>({n}, dev);
+  const auto hx = host_f64(x), hr = host_f64(r), hw = host_f64(w), hb = host_f64(b);
+  const ct::stream s = ct::default_stream(dev);
+  // h = x + r rounded to T, as the kernels store (and normalise) it.
+  std::vector<double> hh(hx.size());
+  for (std::size_t k = 0; k < hh.size(); ++k) hh[k] = to_f64(ct::convert<T>(hx[k] + hr[k]));
+  auto norm_ref = [&](const std::vector<double>& in, bool layer) {
+    std::vector<double> out(in.size());
+    for (ct::index_t i = 0; i < m; ++i) {
+      const double* row = &in[std::size_t(i * n)];
+      double mean = 0, var = 0;
+      for (ct::index_t j = 0; j < n; ++j) mean += row[j];
+      mean = layer ? mean / double(n) : 0.0;
+      for (ct::index_t j = 0; j < n; ++j) var += (row[j] - mean) * (row[j] - mean);
+      const double inv = 1 / std::sqrt(var / double(n) + (layer ? 1e-5 : 1e-6));
+      for (ct::index_t j = 0; j < n; ++j)
+        out[std::size_t(i * n + j)] = (row[j] - mean) * inv * hw[std::size_t(j)] + (layer ? hb[std::size_t(j)] : 0.0);
+    }
+    return out;
+  };
+  auto check = [&](const char* what, const ct::tensor<T>& y, const std::vector<double>& want) {
+    EXPECT_TRUE(all_close(host_f64(y), want, kernel_tolerance<T>(max_abs(want), 4.0 * double(n)))) << what;
+  };
+  auto y = poisoned<T>({m, n}, dev), h = poisoned<T>({m, n}, dev);
+  kn::layernorm(s, y, x, w, b).wait();
+  check("layernorm", y, norm_ref(hx, true));
+  kn::rmsnorm(s, y, x, w).wait();
+  check("rmsnorm", y, norm_ref(hx, false));
+  kn::layernorm_residual(s, y, h, x, r, w, b).wait();
+  EXPECT_TRUE(all_equal(host_f64(h), hh)) << "layernorm_residual: h = x + r";
+  check("layernorm_residual", y, norm_ref(hh, true));
+  h = poisoned<T>({m, n}, dev);
+  kn::rmsnorm_residual(s, y, h, x, r, w).wait();
+  EXPECT_TRUE(all_equal(host_f64(h), hh)) << "rmsnorm_residual: h = x + r";
+  check("rmsnorm_residual", y, norm_ref(hh, false));
+}
+
+TEST_P(kernels, norms_match_f64) {
+  for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{1, 1}, {9, 100}, {17, 1024}, {3, 1031}, {2, 8191},
+                                                                     {5, 8192}}) {
+    check_norms<float>(dev(), m, n);
+    check_norms<ct::f16>(dev(), m, n);
+    check_norms<ct::bf16>(dev(), m, n);
+  }
+}
+
+TEST_P(kernels, norms_reject_rows_they_cannot_hold) {
+  const auto x = random<float>({2, 8193}, dev()), w = random<float>({8193}, dev());
+  auto y = poisoned<float>({2, 8193}, dev());
+  EXPECT_THAT([&] { (void)kn::rmsnorm(ct::default_stream(dev()), y, x, w); },
+              ThrowsMessage<ct::error>(HasSubstr("ct::kernels::rmsnorm: rows of 8193 columns; 1 to 8192 are supported")));
+}
+
+// ---- RoPE -------------------------------------------------------------------------------------------
+
+template <class T>
+void check_rope(const ct::device& dev, ct::index_t batch, ct::index_t seq, ct::index_t heads, ct::index_t d) {
+  SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(seq) + "x" + std::to_string(heads) + "x" +
+               std::to_string(d) + " " + ct::dtype_name<T>());
+  const auto x = random<T>({batch, seq, heads, d}, dev);
+  const auto cos = ct::rand<float>({seq, d / 2}, fresh_seed(), -1.0, 1.0, dev);
+  const auto sin = ct::rand<float>({seq, d / 2}, fresh_seed(), -1.0, 1.0, dev);
+  auto y = poisoned<T>({batch, seq, heads, d}, dev);
+  kn::rope(ct::default_stream(dev), y, x, cos, sin).wait();
+  const auto hx = host_f64(x), hc = host_f64(cos), hs = host_f64(sin);
+  const auto want = reference(hx.size(), [&](std::size_t i) {
+    const ct::index_t k = ct::index_t(i) % d, pos = ct::index_t(i) / (heads * d) % seq, half = d / 2;
+    const std::size_t row = i - std::size_t(k), t = std::size_t(pos * half + k % half);
+    const double x1 = hx[row + std::size_t(k % half)], x2 = hx[row + std::size_t(k % half + half)];
+    return k < half ? x1 * hc[t] - x2 * hs[t] : x2 * hc[t] + x1 * hs[t];
+  });
+  EXPECT_TRUE(all_close(host_f64(y), want, kernel_tolerance<T>(max_abs(want), 4)));
+}
+
+TEST_P(kernels, rope_matches_f64) {
+  check_rope<float>(dev(), 1, 1, 1, 64);
+  check_rope<float>(dev(), 2, 7, 33, 128);
+  check_rope<ct::bf16>(dev(), 3, 5, 31, 128);
+  check_rope<ct::f16>(dev(), 1, 3, 5, 256);
+}
+
+TEST_P(kernels, rope_rejects_bad_tables) {
+  const auto x = random<float>({1, 4, 2, 128}, dev());
+  const auto cos = ct::zeros<float>({4, 64}, dev()), sin = ct::zeros<float>({3, 64}, dev());
+  auto y = poisoned<float>({1, 4, 2, 128}, dev());
+  EXPECT_THAT([&] { (void)kn::rope(ct::default_stream(dev()), y, x, cos, sin); },
+              ThrowsMessage<ct::error>(HasSubstr("ct::kernels::rope: sin has extent 3 along axis 0, expected 4")));
+}
+
+CT_INSTANTIATE_ON_DEVICES(kernels);
+
+}  // namespace
