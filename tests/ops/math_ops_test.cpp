@@ -102,27 +102,30 @@ void check_math(const ct::device& dev, const ct::extents_t& extents) {
     if (flag_poison) continue;  // the float outputs were checked on the first run
 
     const auto hx = host_f64(x), hy = host_f64(y), hz = host_f64(z), hp = host_f64(p);
+    // ulps: CUDA's documented maximum errors in f32 (exp 2, sin/cos 2, tan 4, sinh 3, pow 4,
+    // atan2 3; at least as good in f64), which bound the host library's too. sqrt is correctly
+    // rounded, but the long-double reference rounds twice (to long double, then to T): 1 ulp.
     const auto expect = [&](int out, double ulps, auto f, const char* what) {
       // The exact value rounded to T (so overflow to inf in f16 is expected), then the tolerance.
       const auto ref = reference(n, [&](std::size_t i) { return rounded<T>(f(i)); });
       EXPECT_TRUE(all_close(host_f64(r[std::size_t(out)]), ref, within_ulps<T>(ulps))) << what;
     };
-    expect(0, 1, [&](std::size_t i) { return double(std::exp(ld(hx[i]))); }, "exp");
-    expect(1, 1, [&](std::size_t i) { return double(std::exp2(ld(hx[i]))); }, "exp2");
+    expect(0, 2, [&](std::size_t i) { return double(std::exp(ld(hx[i]))); }, "exp");
+    expect(1, 2, [&](std::size_t i) { return double(std::exp2(ld(hx[i]))); }, "exp2");
     expect(2, 1, [&](std::size_t i) { return double(std::log(ld(hp[i]))); }, "log");
     expect(3, 1, [&](std::size_t i) { return double(std::log2(ld(hp[i]))); }, "log2");
-    expect(4, 0.5, [&](std::size_t i) { return double(std::sqrt(ld(hp[i]))); }, "sqrt");
+    expect(4, 1, [&](std::size_t i) { return double(std::sqrt(ld(hp[i]))); }, "sqrt");
     expect(5, 1.5, [&](std::size_t i) { return double(1 / std::sqrt(ld(hp[i]))); }, "rsqrt");
     expect(6, 2, [&](std::size_t i) { return double(std::tanh(ld(hx[i]))); }, "tanh");
-    expect(7, 1, [&](std::size_t i) { return double(std::sin(ld(hx[i]))); }, "sin");
-    expect(8, 1, [&](std::size_t i) { return double(std::cos(ld(hx[i]))); }, "cos");
-    expect(9, 2, [&](std::size_t i) { return double(std::tan(ld(hx[i]))); }, "tan");
-    expect(10, 2, [&](std::size_t i) { return double(std::sinh(ld(hx[i]))); }, "sinh");
+    expect(7, 2, [&](std::size_t i) { return double(std::sin(ld(hx[i]))); }, "sin");
+    expect(8, 2, [&](std::size_t i) { return double(std::cos(ld(hx[i]))); }, "cos");
+    expect(9, 4, [&](std::size_t i) { return double(std::tan(ld(hx[i]))); }, "tan");
+    expect(10, 3, [&](std::size_t i) { return double(std::sinh(ld(hx[i]))); }, "sinh");
     expect(11, 2, [&](std::size_t i) { return double(std::cosh(ld(hx[i]))); }, "cosh");
     expect(12, 0, [&](std::size_t i) { return std::floor(hx[i]); }, "floor");
     expect(13, 0, [&](std::size_t i) { return std::ceil(hx[i]); }, "ceil");
-    expect(14, 1, [&](std::size_t i) { return double(std::pow(ld(hp[i]), ld(hy[i]))); }, "pow");
-    expect(15, 2, [&](std::size_t i) { return double(std::atan2(ld(hx[i]), ld(hy[i]))); }, "atan2");
+    expect(14, 4, [&](std::size_t i) { return double(std::pow(ld(hp[i]), ld(hy[i]))); }, "pow");
+    expect(15, 3, [&](std::size_t i) { return double(std::atan2(ld(hx[i]), ld(hy[i]))); }, "atan2");
     // One rounding; for f64 the long-double reference itself rounds (the planted case still tells
     // one rounding from two).
     const double fma_ulps = std::is_same_v<T, double> ? 1 : 0.5 * (1 + 0x1p-8);
