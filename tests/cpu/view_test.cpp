@@ -1,7 +1,8 @@
 // Kernel views and block coordinates: ct::bid / ct::num_blocks over a 3-D grid, 3-D loads and
 // stores through a permuted (non-contiguous) input, and loads of other blocks' tiles by explicit
 // index (tiled(...).load(i, j) with ct::num_tiles, and ct::load), including tiles that lie
-// partly or wholly outside the tensor and so read the padding value.
+// partly or wholly outside the tensor and so read the padding value; and a block writing its own
+// tile in sub-tiles (ct::out::subtiles).
 #include "common/test_util.hpp"
 
 namespace {
@@ -89,6 +90,32 @@ void check_neighbours(const ct::device& dev, ct::index_t rows, ct::index_t cols)
 
 TEST_P(views, tiles_by_explicit_index_tiny_tile) { check_neighbours<1, 4>(dev(), 5, 7); }
 TEST_P(views, tiles_by_explicit_index_small_tile) { check_neighbours<4, 8>(dev(), 37, 45); }
+
+// A block writing its own tile in pieces: sub-tile k of block (i, j) holds 100 * k + 10 * i + j.
+// Sub-tiles -1 and 4 lie outside the block's 1 x 64 tile, so storing them must change nothing
+// (block (i, 1)'s sub-tile -1 would otherwise overwrite the end of block (i, 0)'s tile).
+struct write_in_pieces {
+  CT_TILE void operator()(ct::out<std::int32_t, ct::shape<1, 64>> y) const {
+    const auto [i, j] = y.tile_index();
+    const auto pieces = y.subtiles(ct::shape<1, 16>{});
+    for (int k = -1; k <= 4; ++k)
+      pieces.store({0, k}, ct::full<std::int32_t>(ct::shape<1, 16>{}, std::int32_t(100 * k + 10 * i + j)));
+  }
+};
+
+TEST_P(views, subtiles_write_only_the_blocks_own_tile) {
+  const ct::index_t rows = 3, cols = 70;  // the second column of tiles holds 6 columns
+  auto y = poisoned<std::int32_t>({rows, cols}, dev());
+  ct::launch(write_in_pieces{}, y.partition(ct::shape<1, 64>{})).wait();
+  const auto got = y.to_host();
+  std::size_t bad = 0;
+  for (ct::index_t r = 0; r < rows; ++r)
+    for (ct::index_t c = 0; c < cols; ++c) {
+      const ct::index_t j = c / 64, k = c % 64 / 16;
+      bad += got[std::size_t(r * cols + c)] != std::int32_t(100 * k + 10 * r + j);
+    }
+  EXPECT_EQ(bad, 0u);
+}
 
 CT_INSTANTIATE_ON_DEVICES(views);
 
