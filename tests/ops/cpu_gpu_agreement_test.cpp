@@ -15,8 +15,10 @@ using namespace ct_test;
 struct cpu_gpu_agreement : ::testing::Test {
   void SetUp() override {
     if (ct::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU: agreement needs both devices";
+    gpu = ct::device::cuda(0);  // here, not in a member initialiser: without a GPU that throws
   }
-  const ct::device cpu = ct::device::cpu(), gpu = ct::device::cuda(0);
+  const ct::device cpu = ct::device::cpu();
+  ct::device gpu = ct::device::cpu();
 };
 
 // A copy of host values on `dev`.
