@@ -31,6 +31,19 @@ struct max_t {
 
 namespace detail {
 
+// part(0) combined elementwise with part(1) .. part(n - 1), n >= 1. Four tiles per step, so that
+// four loads are in flight before the first is waited on (one at a time leaves the memory system
+// idle between a block's loads).
+template <class Op, class Part>
+CT_HD auto accumulate(const Part& part, index_t n) {
+  auto acc = part(0);
+  index_t k = 1;
+  for (; k + 4 <= n; k += 4)
+    acc = Op::combine(acc, Op::combine(Op::combine(part(k), part(k + 1)), Op::combine(part(k + 2), part(k + 3))));
+  for (; k < n; ++k) acc = Op::combine(acc, part(k));
+  return acc;
+}
+
 template <class T, int BN, class Op>
 struct row_reduce_map {
   static constexpr const char* name = "ct_kernels_row_reduce";
@@ -38,9 +51,8 @@ struct row_reduce_map {
     const auto [i, unused] = y.tile_index();
     (void)unused;
     const auto view = x.tiled(ct::shape<1, BN>{}, typename Op::pad{});
-    auto acc = ct::astype<float>(view.load(i, 0));  // the launch guarantees a column
-    for (index_t k = 1; k < ct::num_tiles(view, 1); ++k) acc = Op::combine(acc, ct::astype<float>(view.load(i, k)));
-    y.store(ct::astype<T>(Op::template across<1>(acc)));
+    const auto part = [&](index_t k) { return ct::astype<float>(view.load(i, k)); };
+    y.store(ct::astype<T>(Op::template across<1>(accumulate<Op>(part, ct::num_tiles(view, 1)))));
   }
 };
 
@@ -53,9 +65,8 @@ struct col_reduce_map {
     const index_t first = s * rows_per_split;
     const index_t last = first + rows_per_split < x.extent(0) ? first + rows_per_split : x.extent(0);
     const auto view = x.slice(0, first, last).tiled(ct::shape<BM, BN>{}, typename Op::pad{});
-    auto acc = ct::astype<float>(view.load(0, j));  // every split holds a row
-    for (index_t k = 1; k < ct::num_tiles(view, 0); ++k) acc = Op::combine(acc, ct::astype<float>(view.load(k, j)));
-    y.store(ct::astype<Tout>(Op::template across<0>(acc)));
+    const auto part = [&](index_t k) { return ct::astype<float>(view.load(k, j)); };
+    y.store(ct::astype<Tout>(Op::template across<0>(accumulate<Op>(part, ct::num_tiles(view, 0)))));
   }
 };
 
