@@ -7,6 +7,7 @@
 #include "ctile/tile/gather.hpp"
 #include "ctile/tile/hints.hpp"
 #include "ctile/tile/mma.hpp"
+#include "ctile/tile/pipeline.hpp"
 #include "ctile/tile/reduce.hpp"
 #include "ctile/tile/scan.hpp"
 #include "ctile/tile/shape_ops.hpp"

@@ -107,6 +107,20 @@ TEST(tensor_copy, clone_is_a_contiguous_independent_copy) {
   EXPECT_EQ(t.to_host(), iota(6)) << "writing the clone changed the original";
 }
 
+TEST(tensor_views, unsqueeze_adds_a_unit_axis_to_any_view) {
+  auto t = ct::from_host(iota(6), {2, 3}, cpu);
+  const auto front = t.unsqueeze(0), back = t.unsqueeze(2);
+  EXPECT_EQ(front.extents(), (ct::extents_t{1, 2, 3}));
+  EXPECT_TRUE(front.contiguous());
+  EXPECT_EQ(back.extents(), (ct::extents_t{2, 3, 1}));
+  EXPECT_TRUE(back.contiguous());
+  EXPECT_EQ(front.to_host(), iota(6));
+  const auto transposed = t.transpose().unsqueeze(1);  // [3, 1, 2], strided
+  EXPECT_EQ(transposed.extents(), (ct::extents_t{3, 1, 2}));
+  EXPECT_EQ(transposed.to_host(), t.transpose().to_host());
+  EXPECT_THAT([&] { (void)t.unsqueeze(3); }, error_with("ct::tensor::unsqueeze: axis 3 out of range for rank 2"));
+}
+
 TEST(tensor_copy, moved_from_and_default_tensors_are_empty) {
   auto t = ct::zeros<float>({4}, cpu);
   const auto moved = std::move(t);

@@ -199,6 +199,19 @@ class tensor {
     return t;
   }
 
+  // The same elements with a new axis of extent 1 before axis `axis` (0 to rank): a [M, N]
+  // tensor unsqueezed at 0 is [1, M, N]. Works on any view, contiguous or not.
+  tensor unsqueeze(int axis) const {
+    detail::require(axis >= 0 && axis <= rank(), "ct::tensor::unsqueeze: axis " + std::to_string(axis) +
+                                                     " out of range for rank " + std::to_string(rank()));
+    tensor t = view();
+    const auto at = std::ptrdiff_t(axis);
+    const index_t stride = axis < rank() ? strides_[std::size_t(axis)] * extents_[std::size_t(axis)] : 1;
+    t.extents_.insert(t.extents_.begin() + at, 1);
+    t.strides_.insert(t.strides_.begin() + at, stride);
+    return t;
+  }
+
   // Swaps two axes (default: the last two).
   tensor transpose(int a = -2, int b = -1) const {
     if (a < 0) a += rank();

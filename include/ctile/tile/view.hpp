@@ -87,8 +87,14 @@ struct tiled_view {
   CT_HD tile<T, S> load(I... index) const {
     static_assert(sizeof...(I) == R, "ct tiled view load: give one tile index per tensor axis");
     const index_t idx[R] = {index_t(index)...};
+    coord<R> at;
+    for (int i = 0; i < R; ++i) at[i] = idx[i];
+    return load_at(at);
+  }
+  // The same, with the tile index as one coordinate.
+  CT_HD tile<T, S> load_at(const coord<R>& index) const {
     coord<R> origin;
-    for (int i = 0; i < R; ++i) origin[i] = idx[i] * traversal.step[i];
+    for (int i = 0; i < R; ++i) origin[i] = index[i] * traversal.step[i];
     return backend::load_tile<T, S, R>(data, g, origin, Pad::template value<T>());
   }
 };

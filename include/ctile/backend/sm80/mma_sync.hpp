@@ -1,0 +1,66 @@
+// Ampere-class (sm_80+, also run on Hopper) tensor-core building blocks: cp.async copies from
+// global to shared memory, ldmatrix from shared memory into mma fragments, and mma.sync
+// m16n8k16 with f32 accumulators. Facts from the PTX ISA ("warp-level matrix fragments for
+// mma.m16n8k16", ldmatrix, cp.async); the plan that uses them is docs/design/gemm-plan.md.
+//
+// Status (2026-12-03): written without GPU time; tests/gpu/sm80_mma_test.cu has not run yet.
+// Nothing in the library calls this yet.
+#pragma once
+#include <cstdint>
+
+#include "ctile/core/config.hpp"
+
+namespace ct::backend::sm80 {
+
+// Fragment layouts of mma.m16n8k16 for 16-bit inputs, per warp lane l (g = l / 4, q = l % 4):
+//   A (16 x 16, 8 halves in 4 registers), half i: row g + 8 ((i / 2) % 2), col 2q + i % 2 + 8 (i / 4)
+//   B (16 x 8, 4 halves in 2 registers),  half i: row (k) 2q + i % 2 + 8 (i / 2), col (n) g
+//   C (16 x 8 f32, 4 registers),          reg i:  row g + 8 (i / 2), col 2q + i % 2
+CT_HD constexpr int mma_a_row(int lane, int i) { return lane / 4 + 8 * ((i / 2) % 2); }
+CT_HD constexpr int mma_a_col(int lane, int i) { return 2 * (lane % 4) + i % 2 + 8 * (i / 4); }
+CT_HD constexpr int mma_b_row(int lane, int i) { return 2 * (lane % 4) + i % 2 + 8 * (i / 2); }
+CT_HD constexpr int mma_b_col(int lane, int /*i*/) { return lane / 4; }
+CT_HD constexpr int mma_c_row(int lane, int i) { return lane / 4 + 8 * (i / 2); }
+CT_HD constexpr int mma_c_col(int lane, int i) { return 2 * (lane % 4) + i % 2; }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+__device__ inline std::uint32_t smem_u32(const void* p) { return static_cast<std::uint32_t>(__cvta_generic_to_shared(p)); }
+
+// 16 bytes from global to shared memory, asynchronously; `src_bytes` < 16 zero-fills the rest
+// (0 for a chunk wholly outside the tensor: nothing is read).
+__device__ inline void cp_async_16(void* smem_dst, const void* gmem_src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(smem_dst)), "l"(gmem_src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most N of this thread's committed groups are still in flight.
+template <int N>
+__device__ inline void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Four 8x8 16-bit matrices: lanes 8j..8j+7 give the row addresses of matrix j; register j of
+// lane l receives row l / 4, columns 2 (l % 4) and +1 of matrix j (transposed with .trans).
+__device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(row_address)));
+}
+__device__ inline void ldmatrix_x2_trans(std::uint32_t (&r)[2], const void* row_address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(smem_u32(row_address)));
+}
+
+// d = a * b + d for a 16 x 16 bf16 A fragment, a 16 x 8 B fragment, 16 x 8 f32 d.
+__device__ inline void mma_m16n8k16_f32_bf16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#endif
+
+}  // namespace ct::backend::sm80

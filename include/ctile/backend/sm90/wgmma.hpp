@@ -1,0 +1,90 @@
+// Hopper (sm_90a) warpgroup MMA building blocks: the 128-byte-swizzled shared-memory layout that
+// TMA writes and wgmma reads, the shared-memory matrix descriptor, and the wgmma instructions
+// with their fences. Facts from the PTX ISA (wgmma.mma_async, "matrix descriptor format",
+// "shared memory matrix layout"); the plan that uses them is docs/design/gemm-plan.md.
+//
+// Status (2026-12-03): written without GPU time; tests/gpu/sm90_wgmma_test.cu checks one
+// 64x64x64 product against the host and has not run yet. Nothing in the library calls this.
+#pragma once
+#include <cstdint>
+
+#include "ctile/core/config.hpp"
+
+namespace ct::backend::sm90 {
+
+// The 128B swizzle: a panel row is 128 bytes; within each group of 8 rows (a 1024-byte atom) the
+// eight 16-byte pieces of row r are permuted by XOR with r % 8. Byte offset of byte `col_byte`
+// (< 128) of row `row` in a panel whose base is 1024-byte aligned.
+CT_HD constexpr std::uint32_t swizzle128_offset(std::uint32_t row, std::uint32_t col_byte) {
+  return row * 128u + (((col_byte / 16u) ^ (row % 8u)) * 16u) + col_byte % 16u;
+}
+
+// The 64-bit shared-memory matrix descriptor: start address, leading- and stride-dimension
+// byte offsets (each >> 4, 14 bits), base offset 0 (atoms 1024-byte aligned), layout type.
+enum class smem_swizzle : std::uint64_t { none = 0, b128 = 1, b64 = 2, b32 = 3 };
+
+CT_HD constexpr std::uint64_t smem_descriptor(std::uint32_t smem_addr, std::uint32_t leading_bytes,
+                                              std::uint32_t stride_bytes, smem_swizzle swizzle) {
+  return (std::uint64_t((smem_addr & 0x3FFFFu) >> 4)) | (std::uint64_t((leading_bytes >> 4) & 0x3FFFu) << 16) |
+         (std::uint64_t((stride_bytes >> 4) & 0x3FFFu) << 32) | (std::uint64_t(swizzle) << 62);
+}
+
+// K-major operand in 128B-swizzled panels (rows of 128 bytes = 64 bf16 along K, 8-row atoms of
+// 1024 bytes one after the other): the stride-dimension offset is one atom; the leading offset
+// is unused by this mode (1 by convention). Advancing K by 16 bf16 elements is +32 bytes of
+// start address inside the atom.
+CT_HD constexpr std::uint64_t kmajor_b128_descriptor(std::uint32_t smem_addr) {
+  return smem_descriptor(smem_addr, 16, 1024, smem_swizzle::b128);
+}
+
+// Whether this device pass can issue wgmma (sm_90a: the "a" feature set).
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define CTILE_HAS_WGMMA 1
+#else
+#define CTILE_HAS_WGMMA 0
+#endif
+
+#if CTILE_HAS_WGMMA
+__device__ inline std::uint32_t smem_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Orders this thread's earlier generic-proxy shared-memory writes before later async-proxy
+// reads (wgmma, TMA stores) of them.
+__device__ inline void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+__device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ inline void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ inline void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// d (64 x 64 f32, 32 registers per thread of the warpgroup) += a (64 x 16 bf16) * b (16 x 64),
+// both operands K-major in shared memory (b stored as [N][K]); scale_d = 0 ignores d's input.
+// Accumulator layout: thread t = 32 w + l holds, in register i, row 16 w + l / 4 + 8 ((i / 2) % 2)
+// and column 8 (i / 4) + 2 (l % 4) + i % 2.
+__device__ inline void wgmma_m64n64k16_f32_bf16(float (&d)[32], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                int scale_d) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+#endif
+
+// Row and column of accumulator register i of warpgroup thread t, for m64nNk16 with f32 d.
+CT_HD constexpr int wgmma_acc_row(int t, int i) { return 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2); }
+CT_HD constexpr int wgmma_acc_col(int t, int i) { return 8 * (i / 4) + 2 * (t % 4) + i % 2; }
+
+}  // namespace ct::backend::sm90

@@ -1,0 +1,31 @@
+// Host side of the Hopper tensor memory accelerator: a CUtensorMap describing a 2-D box of a
+// tensor, encoded through the driver's cuTensorMapEncodeTiled, which is found at run time
+// (cudaGetDriverEntryPointByVersion), so nothing links libcuda. Every driver rule is checked
+// first, so a tensor TMA cannot describe gets a ct::error naming the rule, not a launch failure.
+//
+// Status (2026-12-03): written without GPU time; tests/gpu/sm90_tma_test.cu has not run yet.
+// Nothing in the library uses it yet (docs/design/gemm-plan.md, step 3).
+#pragma once
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "ctile/core/shape.hpp"
+
+namespace ct::detail {
+
+struct tma_box_2d {
+  const void* base = nullptr;  // first element (device memory)
+  int element_bytes = 2;       // 1, 2, 4 or 8
+  CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  index_t rows = 0, cols = 0;  // the tensor's extents; cols has unit stride
+  index_t row_stride = 0;      // in elements
+  int box_rows = 0, box_cols = 0;
+  bool swizzle_128b = true;    // the layout wgmma reads (backend/sm90/wgmma.hpp)
+};
+
+// Checks `box` against the driver's rules, then encodes it. Out-of-range box elements load as
+// zero. Throws ct::error on a rule violation or when no CUDA driver is available.
+CUtensorMap encode_tma_2d(const tma_box_2d& box);
+
+}  // namespace ct::detail

@@ -1,0 +1,155 @@
+// GEMM in the DSL: c = act(alpha * a @ b + beta * residual + bias), accumulated in f32.
+//   a [M, K] or [B, M, K], b [K, N] or [B, K, N], c [M, N] or [B, M, N] (the same batch B);
+//   either operand may be column-major: pass the transposed view (a_km.transpose());
+//   inputs bf16, f16 or f32; output bf16, f16 or f32; residual like c, bias [N], both optional;
+//   f32 inputs multiply exactly in f32 unless tf32 is asked for (gemm_args::allow_tf32).
+// The main loop is a ct::pipelined fold over K tiles, so the backend may stage the operands
+// ahead (docs/design/gemm-plan.md); on the CPU and on today's GPU path it is the plain loop
+// acc = ct::mma(a tile, b tile, acc), bit for bit.
+#pragma once
+#include <type_traits>
+
+#include "ctile/kernels/detail.hpp"
+
+namespace ct::kernels {
+
+struct identity {
+  template <class X>
+  CT_HD X operator()(const X& x) const { return x; }
+};
+
+template <class TC>
+struct gemm_args {
+  float alpha = 1.0f;
+  float beta = 0.0f;                          // scales `residual`; 0 reads none
+  const ct::tensor<TC>* residual = nullptr;   // like c; a tensor other than c (outputs are not read)
+  const ct::tensor<TC>* bias = nullptr;       // [N], added to every row
+  bool allow_tf32 = false;                    // f32 inputs: round them to tf32 for the products
+};
+
+namespace detail {
+
+template <int BM, int BN, int BK>
+struct gemm_config {
+  static constexpr int bm = BM, bn = BN, bk = BK;
+};
+
+// Tile index (batch, m, n) and trip k -> the operand tiles of that trip.
+struct a_tile_at {
+  CT_HD ct::coord<3> operator()(const ct::coord<3>& t, index_t k) const { return {{t[0], t[1], k}}; }
+};
+struct b_tile_at {
+  CT_HD ct::coord<3> operator()(const ct::coord<3>& t, index_t k) const { return {{t[0], k, t[2]}}; }
+};
+
+template <class T, class TC, class Act, class Cfg, bool Tf32>
+struct gemm_tiles {
+  static constexpr const char* name = "ct_kernels_gemm";
+  static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
+  CT_TILE void operator()(ct::out<TC, ct::shape<1, BM, BN>> c, ct::in<T, 3> a, ct::in<T, 3> b,
+                          ct::in<TC, 3> residual, ct::in<TC, 3> bias, float alpha, float beta, int has_bias) const {
+    const auto t = c.tile_index();
+    const auto ta = a.tiled(ct::shape<1, BM, BK>{});  // zero-padded at the edges
+    const auto tb = b.tiled(ct::shape<1, BK, BN>{});
+    const auto acc = ct::pipelined(t, ct::num_tiles(ta, 2), ct::stages(ct::stage(ta, a_tile_at{}), ct::stage(tb, b_tile_at{})),
+                                   ct::zeros<float, 1, BM, BN>(), [](auto acc, auto sa, auto sb) {
+                                     if constexpr (Tf32) return ct::mma(ct::astype<ct::tf32>(sa), ct::astype<ct::tf32>(sb), acc);
+                                     else return ct::mma(sa, sb, acc);
+                                   });
+    auto y = acc * alpha;
+    if (beta != 0.0f) y = y + ct::astype<float>(residual.load_like(c)) * beta;
+    if (has_bias) y = y + ct::astype<float>(bias.tiled(ct::shape<1, 1, BN>{}).load(0, 0, t[2]));
+    c.store(ct::astype<TC>(Act{}(y)));
+  }
+};
+
+// Tile configurations for today's SIMT path (the tensor-core paths will bring their own, per
+// docs/design/gemm-plan.md): 64 x 64 in general; 16 x 64 with longer K steps when M is at most
+// 16 (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles
+// gain little and multiply the device compile time.
+using gemm_square = gemm_config<64, 64, 32>;
+using gemm_short_m = gemm_config<16, 64, 64>;
+
+inline bool gemm_use_short_m(index_t m) { return m <= 16; }
+
+template <class T>
+ct::tensor<T> as_batched(const ct::tensor<T>& x) {
+  return x.rank() == 2 ? x.unsqueeze(0) : x.view();
+}
+
+template <class T, class TC>
+void check_gemm(const ct::tensor<TC>& c, const ct::tensor<T>& a, const ct::tensor<T>& b, const gemm_args<TC>& args) {
+  const char* what = "gemm";
+  const int r = c.rank();
+  require(r == 2 || r == 3, kernels::detail::what(what, "c must be [M, N] or [B, M, N], not " +
+                                                            ct::detail::format_extents(c.extents())));
+  require_rank(what, "a", a, r);
+  require_rank(what, "b", b, r);
+  const int m = r - 2, n = r - 1;
+  require(a.extent(n) == b.extent(m),
+          kernels::detail::what(what, "inner dimensions differ: a is " + ct::detail::format_extents(a.extents()) +
+                                          " and b is " + ct::detail::format_extents(b.extents())));
+  require_extent(what, "a", a, m, c.extent(m));
+  require_extent(what, "b", b, n, c.extent(n));
+  if (r == 3) {
+    require_extent(what, "a", a, 0, c.extent(0));
+    require_extent(what, "b", b, 0, c.extent(0));
+  }
+  require(a.extent(n) > 0, kernels::detail::what(what, "K is 0: a " + ct::detail::format_extents(a.extents())));
+  if (args.beta != 0.0f) {
+    require(args.residual != nullptr, kernels::detail::what(what, "beta is not 0 but no residual tensor is given"));
+    require_same_extents(what, "residual", *args.residual, "c", c);
+  }
+  if (args.bias) {
+    require_rank(what, "bias", *args.bias, 1);
+    require_extent(what, "bias", *args.bias, 0, c.extent(n));
+  }
+}
+
+template <class T, class TC, class Act, class Cfg, bool Tf32>
+ct::pending gemm_launch(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<T>& a3, const ct::tensor<T>& b3,
+                        const ct::tensor<TC>& residual3, const ct::tensor<TC>& bias3, float alpha, float beta,
+                        bool has_bias) {
+  using K = gemm_tiles<T, TC, Act, Cfg, Tf32>;
+  return ct::launch(s, K{}, c3.partition(ct::shape<1, Cfg::bm, Cfg::bn>{}), a3, b3, residual3, bias3, alpha, beta,
+                    int(has_bias));
+}
+
+template <class T, class TC, class Act, bool Tf32>
+ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<T>& a3, const ct::tensor<T>& b3,
+                      const ct::tensor<TC>& residual3, const ct::tensor<TC>& bias3, float alpha, float beta,
+                      bool has_bias) {
+  if (gemm_use_short_m(c3.extent(1)))
+    return gemm_launch<T, TC, Act, gemm_short_m, Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
+  return gemm_launch<T, TC, Act, gemm_square, Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
+}
+
+}  // namespace detail
+
+// c = Act(alpha * a @ b + beta * residual + bias); Act is identity (default), relu, silu or
+// gelu_tanh:  ct::kernels::gemm<ct::kernels::relu>(stream, c, a, b, {.bias = &bias}).
+template <class Act = identity, class T, class TC>
+ct::pending gemm(const ct::stream& s, ct::tensor<TC>& c, const ct::tensor<T>& a, const ct::tensor<T>& b,
+                 const gemm_args<TC>& args = {}) {
+  static_assert(std::is_same_v<T, ct::bf16> || std::is_same_v<T, ct::f16> || std::is_same_v<T, float>,
+                "ct::kernels::gemm: inputs must be bf16, f16 or f32");
+  static_assert(std::is_same_v<TC, ct::bf16> || std::is_same_v<TC, ct::f16> || std::is_same_v<TC, float>,
+                "ct::kernels::gemm: the output must be bf16, f16 or f32");
+  detail::check_gemm(c, a, b, args);
+  auto c3 = detail::as_batched(c);
+  const auto a3 = detail::as_batched(a), b3 = detail::as_batched(b);
+  // An output is not readable, so an absent epilogue input binds to a one-element placeholder
+  // that the kernel never loads.
+  const bool has_residual = args.beta != 0.0f, has_bias = args.bias != nullptr;
+  ct::tensor<TC> placeholder;
+  if (!has_residual || !has_bias) placeholder = ct::zeros<TC>({1, 1, 1}, c.dev());
+  const ct::tensor<TC> residual3 = has_residual ? detail::as_batched(*args.residual) : placeholder.view();
+  const ct::tensor<TC> bias3 = has_bias ? args.bias->unsqueeze(0).unsqueeze(0) : placeholder.view();
+  if constexpr (std::is_same_v<T, float>) {
+    if (args.allow_tf32)
+      return detail::gemm_pick<T, TC, Act, true>(s, c3, a3, b3, residual3, bias3, args.alpha, args.beta, has_bias);
+  }
+  return detail::gemm_pick<T, TC, Act, false>(s, c3, a3, b3, residual3, bias3, args.alpha, args.beta, has_bias);
+}
+
+}  // namespace ct::kernels

@@ -1,0 +1,277 @@
+// ct::kernels::gemm against a float64 reference: exact on small-integer inputs (every product and
+// sum is exact in the f32 accumulator, so only the final rounding to the output type remains),
+// within f32 accumulation error on random ones; ragged and degenerate shapes (1, primes, sizes on
+// either side of both tile configurations), batched, column-major operands, the epilogue (alpha,
+// beta * residual, bias, activations), tf32 only when asked, bitwise reruns, and the argument
+// errors. Also: ct::pipelined gives the same bits as the plain loop it stands for.
+#include <random>
+
+#include <ctile/kernels.hpp>
+
+#include "common/test_util.hpp"
+
+namespace {
+using namespace ct_test;
+namespace kn = ct::kernels;
+using ct::index_t;
+
+struct gemm : on_device {};
+
+struct dims {
+  index_t b, m, n, k;
+};
+std::string name_of(const dims& d) {
+  return std::to_string(d.b) + "x" + std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k);
+}
+
+// Integers in [-4, 4], as T.
+template <class T>
+ct::tensor<T> small_ints(const ct::extents_t& e, const ct::device& dev) {
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_int_distribution<int> pick(-4, 4);
+  std::vector<T> v(std::size_t(ct::detail::element_count(e, "small_ints")));
+  for (auto& x : v) x = ct::convert<T>(float(pick(rng)));
+  return ct::from_host(v, e, dev);
+}
+
+template <class T>
+ct::tensor<T> random(const ct::extents_t& e, const ct::device& dev) {
+  return ct::randn<T>(e, fresh_seed(), 1.0, dev);
+}
+
+// Row-major float64 values of a as [B, M, K] and b as [B, K, N] (2-D tensors count as B = 1):
+// c[i, j] = sum_k a[i, k] b[k, j], and the same sum of absolute values (the error scale).
+struct product {
+  std::vector<double> c, scale;
+};
+product reference_product(const std::vector<double>& a, const std::vector<double>& b, const dims& d) {
+  product r{std::vector<double>(std::size_t(d.b * d.m * d.n)), std::vector<double>(std::size_t(d.b * d.m * d.n))};
+  for (index_t q = 0; q < d.b; ++q)
+    for (index_t i = 0; i < d.m; ++i)
+      for (index_t j = 0; j < d.n; ++j) {
+        double s = 0, abs_s = 0;
+        for (index_t k = 0; k < d.k; ++k) {
+          const double p = a[std::size_t((q * d.m + i) * d.k + k)] * b[std::size_t((q * d.k + k) * d.n + j)];
+          s += p;
+          abs_s += std::fabs(p);
+        }
+        r.c[std::size_t((q * d.m + i) * d.n + j)] = s;
+        r.scale[std::size_t((q * d.m + i) * d.n + j)] = abs_s;
+      }
+  return r;
+}
+
+ct::extents_t batched(const dims& d, index_t rows, index_t cols) {
+  return d.b == 0 ? ct::extents_t{rows, cols} : ct::extents_t{d.b, rows, cols};
+}
+dims counted(dims d) {
+  if (d.b == 0) d.b = 1;
+  return d;
+}
+
+// Within f32 accumulation error (K roundings of partial sums of size `scale`) plus one
+// rounding to TC.
+template <class TC>
+::testing::AssertionResult close_to(const std::vector<double>& got, const std::vector<double>& want,
+                                    const std::vector<double>& scale, index_t k) {
+  const double acc = 2.0 * double(k + 2) * unit_roundoff<float>();
+  std::size_t bad = 0;
+  std::ostringstream first;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double bound = acc * scale[i] * 1.01 + 2 * unit_roundoff<TC>() * std::fabs(want[i]) + 1e-30;
+    if (std::fabs(got[i] - want[i]) <= bound) continue;
+    if (++bad <= 5) first << "\n  [" << i << "] got " << got[i] << ", expected " << want[i] << " (bound " << bound << ")";
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements out of bounds:" << first.str();
+}
+
+// d.b == 0: 2-D operands; else batched.
+const std::vector<dims> shapes = {{0, 1, 1, 1},   {0, 1, 64, 256}, {0, 7, 13, 5},   {0, 16, 65, 129}, {0, 65, 63, 33},
+                                  {0, 129, 131, 67}, {0, 127, 257, 31}, {0, 64, 8, 97}, {3, 17, 9, 40},
+                                  {2, 130, 128, 64}};
+
+template <class T, class TC>
+void check_exact(const ct::device& dev) {
+  for (const dims& d : shapes) {
+    SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>());
+    const dims dc = counted(d);
+    const auto a = small_ints<T>(batched(d, d.m, d.k), dev), b = small_ints<T>(batched(d, d.k, d.n), dev);
+    auto c = poisoned<TC>(batched(d, d.m, d.n), dev);
+    kn::gemm(ct::default_stream(dev), c, a, b).wait();
+    const auto want = reference_product(host_f64(a), host_f64(b), dc).c;
+    EXPECT_TRUE(all_equal(host_f64(c), reference(want.size(), [&](std::size_t i) { return round_to<TC>(want[i]); })));
+  }
+}
+
+TEST_P(gemm, small_integers_are_exact_bf16_to_bf16) { check_exact<ct::bf16, ct::bf16>(dev()); }
+TEST_P(gemm, small_integers_are_exact_f16_to_f32) { check_exact<ct::f16, float>(dev()); }
+TEST_P(gemm, small_integers_are_exact_f32_to_f16) { check_exact<float, ct::f16>(dev()); }
+
+template <class T, class TC>
+void check_random(const ct::device& dev, const dims& d) {
+  SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>());
+  const auto a = random<T>(batched(d, d.m, d.k), dev), b = random<T>(batched(d, d.k, d.n), dev);
+  auto c = poisoned<TC>(batched(d, d.m, d.n), dev);
+  kn::gemm(ct::default_stream(dev), c, a, b).wait();
+  const auto want = reference_product(host_f64(a), host_f64(b), counted(d));
+  EXPECT_TRUE(close_to<TC>(host_f64(c), want.c, want.scale, d.k));
+  // Reruns give the same bits.
+  auto again = poisoned<TC>(batched(d, d.m, d.n), dev);
+  kn::gemm(ct::default_stream(dev), again, a, b).wait();
+  EXPECT_TRUE(all_equal(host_f64(again), host_f64(c)));
+}
+
+TEST_P(gemm, random_bf16_to_f32) {
+  for (const dims& d : {dims{0, 129, 130, 131}, dims{0, 3, 200, 300}, dims{2, 40, 70, 50}}) check_random<ct::bf16, float>(dev(), d);
+}
+TEST_P(gemm, random_f16_to_f16) { check_random<ct::f16, ct::f16>(dev(), {0, 67, 129, 100}); }
+TEST_P(gemm, random_f32_to_f32_is_f32_exact_products) { check_random<float, float>(dev(), {0, 131, 65, 257}); }
+
+// Column-major operands are the transposed views of [K, M] and [N, K] tensors.
+TEST_P(gemm, column_major_operands) {
+  const dims d{0, 70, 45, 90};
+  const auto a_t = small_ints<ct::bf16>({d.k, d.m}, dev()), b_t = small_ints<ct::bf16>({d.n, d.k}, dev());
+  const auto a = a_t.transpose(), b = b_t.transpose();
+  const auto want = reference_product(host_f64(a), host_f64(b), counted(d)).c;
+  auto c = poisoned<float>({d.m, d.n}, dev());
+  kn::gemm(ct::default_stream(dev()), c, a, b).wait();
+  EXPECT_TRUE(all_equal(host_f64(c), want)) << "both column-major";
+  const auto a_row = small_ints<ct::bf16>({d.m, d.k}, dev());
+  const auto want2 = reference_product(host_f64(a_row), host_f64(b), counted(d)).c;
+  kn::gemm(ct::default_stream(dev()), c, a_row, b).wait();
+  EXPECT_TRUE(all_equal(host_f64(c), want2)) << "row-major a, column-major b";
+}
+
+double gelu_tanh(double x) { return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+
+// c = act(alpha * a @ b + beta * residual + bias), for each activation and each optional part.
+template <class Act, class F>
+void check_epilogue(const ct::device& dev, const dims& d, F act, bool with_residual, bool with_bias) {
+  SCOPED_TRACE(name_of(d) + (with_residual ? " residual" : "") + (with_bias ? " bias" : ""));
+  const auto a = random<ct::bf16>(batched(d, d.m, d.k), dev), b = random<ct::bf16>(batched(d, d.k, d.n), dev);
+  const auto residual = random<ct::bf16>(batched(d, d.m, d.n), dev);
+  const auto bias = random<ct::bf16>({d.n}, dev);
+  kn::gemm_args<ct::bf16> args;
+  args.alpha = 0.75f;
+  if (with_residual) {
+    args.beta = -1.5f;
+    args.residual = &residual;
+  }
+  if (with_bias) args.bias = &bias;
+  auto c = poisoned<ct::bf16>(batched(d, d.m, d.n), dev);
+  kn::gemm<Act>(ct::default_stream(dev), c, a, b, args).wait();
+  const auto p = reference_product(host_f64(a), host_f64(b), counted(d));
+  const auto hr = host_f64(residual), hb = host_f64(bias);
+  std::vector<double> want(p.c.size()), scale(p.c.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double pre = 0.75 * p.c[i] + (with_residual ? -1.5 * hr[i] : 0.0) + (with_bias ? hb[i % std::size_t(d.n)] : 0.0);
+    want[i] = act(pre);
+    // The activations' slopes are at most about 1.13, so the pre-activation error scale carries over.
+    scale[i] = 1.2 * (0.75 * p.scale[i] + 1.5 * std::fabs(hr[i]) + 1.0 * std::fabs(hb[i % std::size_t(d.n)]));
+  }
+  EXPECT_TRUE(close_to<ct::bf16>(host_f64(c), want, scale, d.k + 2));
+}
+
+TEST_P(gemm, epilogue_alpha_beta_bias_activations) {
+  const dims d{0, 67, 131, 45};
+  const auto id = [](double x) { return x; };
+  check_epilogue<kn::identity>(dev(), d, id, false, false);
+  check_epilogue<kn::identity>(dev(), d, id, true, false);
+  check_epilogue<kn::identity>(dev(), d, id, false, true);
+  check_epilogue<kn::relu>(dev(), d, [](double x) { return x > 0 ? x : 0.0; }, true, true);
+  check_epilogue<kn::silu>(dev(), {2, 33, 20, 17}, [](double x) { return x / (1 + std::exp(-x)); }, true, true);
+  check_epilogue<kn::gelu_tanh>(dev(), {0, 129, 64, 30}, gelu_tanh, false, true);
+}
+
+// The tf32 rounding of f32 inputs (docs/numerics.md): to 11 significant bits, nearest, ties away
+// from zero. Independent of ct::tf32; the inputs here are normal numbers.
+double round_tf32(double x) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  const double spacing = std::ldexp(1.0, std::ilogb(x) - 10);
+  return std::copysign(std::floor(std::fabs(x) / spacing + 0.5) * spacing, x);
+}
+
+TEST_P(gemm, tf32_only_when_asked) {
+  const dims d{0, 65, 70, 129};
+  const auto a = random<float>({d.m, d.k}, dev()), b = random<float>({d.k, d.n}, dev());
+  auto exact = poisoned<float>({d.m, d.n}, dev()), rounded = poisoned<float>({d.m, d.n}, dev());
+  kn::gemm(ct::default_stream(dev()), exact, a, b).wait();
+  kn::gemm_args<float> args;
+  args.allow_tf32 = true;
+  kn::gemm(ct::default_stream(dev()), rounded, a, b, args).wait();
+  auto ha = host_f64(a), hb = host_f64(b);
+  const auto want_exact = reference_product(ha, hb, counted(d));
+  EXPECT_TRUE(close_to<float>(host_f64(exact), want_exact.c, want_exact.scale, d.k)) << "f32 without tf32";
+  for (auto& x : ha) x = round_tf32(x);
+  for (auto& x : hb) x = round_tf32(x);
+  const auto want_tf32 = reference_product(ha, hb, counted(d));
+  EXPECT_TRUE(close_to<float>(host_f64(rounded), want_tf32.c, want_tf32.scale, d.k)) << "f32 with tf32";
+  // The two differ by about 2^-11 relative: tf32 was used when asked, and only then.
+  EXPECT_FALSE(close_to<float>(host_f64(rounded), want_exact.c, want_exact.scale, d.k)) << "allow_tf32 had no effect";
+}
+
+// The fold gives the same bits as the plain loop it stands for.
+struct plain_loop_matmul {
+  static constexpr const char* name = "test_plain_loop_matmul";
+  CT_TILE void operator()(ct::out<float, ct::shape<32, 64>> c, ct::in<ct::f16, 2> a, ct::in<ct::f16, 2> b) const {
+    const auto [m, n] = c.tile_index();
+    const auto ta = a.tiled(ct::shape<32, 16>{});
+    const auto tb = b.tiled(ct::shape<16, 64>{});
+    auto acc = ct::zeros<float, 32, 64>();
+    for (index_t k = 0; k < ct::num_tiles(ta, 1); ++k) acc = ct::mma(ta.load(m, k), tb.load(k, n), acc);
+    c.store(acc);
+  }
+};
+struct a_at {
+  CT_HD ct::coord<2> operator()(const ct::coord<2>& t, index_t k) const { return {{t[0], k}}; }
+};
+struct b_at {
+  CT_HD ct::coord<2> operator()(const ct::coord<2>& t, index_t k) const { return {{k, t[1]}}; }
+};
+struct pipelined_matmul {
+  static constexpr const char* name = "test_pipelined_matmul";
+  CT_TILE void operator()(ct::out<float, ct::shape<32, 64>> c, ct::in<ct::f16, 2> a, ct::in<ct::f16, 2> b) const {
+    const auto ta = a.tiled(ct::shape<32, 16>{});
+    const auto tb = b.tiled(ct::shape<16, 64>{});
+    c.store(ct::pipelined(c.tile_index(), ct::num_tiles(ta, 1), ct::stages(ct::stage(ta, a_at{}), ct::stage(tb, b_at{})),
+                          ct::zeros<float, 32, 64>(), [](auto acc, auto sa, auto sb) { return ct::mma(sa, sb, acc); }));
+  }
+};
+
+TEST_P(gemm, pipelined_equals_the_plain_loop_bitwise) {
+  const auto a = random<ct::f16>({45, 83}, dev()), b = random<ct::f16>({83, 130}, dev());
+  auto plain = poisoned<float>({45, 130}, dev()), folded = poisoned<float>({45, 130}, dev());
+  ct::launch(plain_loop_matmul{}, plain.partition(ct::shape<32, 64>{}), a, b).wait();
+  ct::launch(pipelined_matmul{}, folded.partition(ct::shape<32, 64>{}), a, b).wait();
+  EXPECT_TRUE(all_equal(host_f64(folded), host_f64(plain)));
+  const auto want = reference_product(host_f64(a), host_f64(b), {1, 45, 130, 83});
+  EXPECT_TRUE(close_to<float>(host_f64(folded), want.c, want.scale, 83));
+}
+
+TEST_P(gemm, argument_errors_name_the_problem) {
+  const auto s = ct::default_stream(dev());
+  const auto a = random<ct::bf16>({8, 16}, dev()), b = random<ct::bf16>({16, 4}, dev()), b_bad = random<ct::bf16>({15, 4}, dev());
+  auto c = poisoned<ct::bf16>({8, 4}, dev()), c_bad = poisoned<ct::bf16>({8, 5}, dev());
+  EXPECT_THAT([&] { kn::gemm(s, c, a, b_bad).wait(); }, ThrowsMessage<ct::error>(HasSubstr("inner dimensions differ")));
+  EXPECT_THAT([&] { kn::gemm(s, c_bad, a, b).wait(); }, ThrowsMessage<ct::error>(HasSubstr("b has extent 4 along axis 1, expected 5")));
+  kn::gemm_args<ct::bf16> no_residual;
+  no_residual.beta = 1.0f;
+  EXPECT_THAT([&] { kn::gemm(s, c, a, b, no_residual).wait(); }, ThrowsMessage<ct::error>(HasSubstr("no residual")));
+  const auto bias_bad = random<ct::bf16>({5}, dev());
+  kn::gemm_args<ct::bf16> wrong_bias;
+  wrong_bias.bias = &bias_bad;
+  EXPECT_THAT([&] { kn::gemm(s, c, a, b, wrong_bias).wait(); }, ThrowsMessage<ct::error>(HasSubstr("bias has extent 5")));
+  kn::gemm_args<ct::bf16> in_place;
+  in_place.beta = 1.0f;
+  in_place.residual = &c;
+  EXPECT_THAT([&] { kn::gemm(s, c, a, b, in_place).wait(); }, ThrowsMessage<ct::error>(HasSubstr("overlaps")));
+  const auto a3 = random<ct::bf16>({2, 8, 16}, dev()), b3 = random<ct::bf16>({3, 16, 4}, dev());
+  auto c3 = poisoned<ct::bf16>({2, 8, 4}, dev());
+  EXPECT_THAT([&] { kn::gemm(s, c3, a3, b3).wait(); }, ThrowsMessage<ct::error>(HasSubstr("b has extent 3 along axis 0")));
+  EXPECT_THAT([&] { kn::gemm(s, c3, a, b).wait(); }, ThrowsMessage<ct::error>(HasSubstr("a must have rank 3")));
+}
+
+CT_INSTANTIATE_ON_DEVICES(gemm);
+
+}  // namespace
