@@ -28,7 +28,8 @@
 namespace ct {
 
 namespace detail {
-// Only ct::pipelined and ct::mma open the wrappers below: a kernel cannot name this key.
+// The key to the wrappers below: ct::pipelined and ct::mma use it; kernels have no business
+// with it (it is in detail, outside the vocabulary).
 struct pipeline_key {};
 
 // A minimal tuple usable in device code (std::tuple's members are not all __device__).

@@ -1,0 +1,272 @@
+// The GEMM benchmark: ct::kernels::gemm next to cuBLAS (cublasLt) in the same run, bf16 inputs,
+// f32 accumulation, bf16 output, row-major, on issue 6's shapes. Method (bench/README.md): inputs
+// filled on the device with fresh random values, ctile's output poisoned and checked against
+// cuBLAS's at sampled elements before anything is timed; warm-ups, then launches each timed alone
+// with CUDA events, the median reported. No L2 rotation: the operands are reused by every tile,
+// so a GEMM is compute-bound and both sides see the same cache state.
+//   bench_gemm [--out FILE] [--quick] [--seconds S]
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <ctile/ctile.hpp>
+#include <ctile/kernels.hpp>
+
+#include "random_fill.hpp"
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw ct::error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void check(cublasStatus_t e, const char* what) {
+  if (e != CUBLAS_STATUS_SUCCESS) throw ct::error(std::string(what) + ": cuBLAS status " + std::to_string(int(e)));
+}
+
+struct options {
+  std::string out = "gemm.json";
+  bool quick = false;
+  double seconds = 1.0;  // time budget per measurement, after the warm-ups
+};
+
+struct problem {
+  ct::index_t m, n, k;
+  const char* group;  // "square", "sweep" or "ragged"
+};
+
+struct result {
+  problem p;
+  std::string impl;
+  double ms = 0;
+  bool ok = false;
+  std::string error;
+};
+
+// Median of single launches between two events; as many as fit `seconds` (3 to 50).
+double median_ms(cudaStream_t s, double seconds, const std::function<void()>& run) {
+  cudaEvent_t t0, t1;
+  check(cudaEventCreate(&t0), "cudaEventCreate");
+  check(cudaEventCreate(&t1), "cudaEventCreate");
+  auto once = [&] {
+    check(cudaEventRecord(t0, s), "cudaEventRecord");
+    run();
+    check(cudaEventRecord(t1, s), "cudaEventRecord");
+    check(cudaEventSynchronize(t1), "cudaEventSynchronize");
+    float m = 0;
+    check(cudaEventElapsedTime(&m, t0, t1), "cudaEventElapsedTime");
+    return double(m);
+  };
+  const double first = once();
+  const int warm = std::clamp(int(0.2 * seconds * 1e3 / first), 1, 10);
+  for (int i = 0; i < warm; ++i) once();
+  const int reps = std::clamp(int(seconds * 1e3 / first), 3, 50);
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) ms.push_back(once());
+  cudaEventDestroy(t0);
+  cudaEventDestroy(t1);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+// c = a @ b for row-major bf16 a [M, K], b [K, N], c [M, N], as cuBLAS's column-major
+// c^T = b^T a^T: the same memory, read with the dimensions swapped.
+class cublas_gemm {
+ public:
+  cublas_gemm() {
+    check(cublasLtCreate(&handle_), "cublasLtCreate");
+    check(cudaMalloc(&workspace_, workspace_bytes), "cudaMalloc workspace");
+  }
+  ~cublas_gemm() {
+    cudaFree(workspace_);
+    cublasLtDestroy(handle_);
+  }
+  cublas_gemm(const cublas_gemm&) = delete;
+  cublas_gemm& operator=(const cublas_gemm&) = delete;
+
+  void run(cudaStream_t s, const problem& p, const void* a, const void* b, void* c) {
+    cublasLtMatmulDesc_t desc = nullptr;
+    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+    check(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    check(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, p.n, p.k, p.n), "layout b");  // b^T: N x K, ld N
+    check(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, p.k, p.m, p.k), "layout a");  // a^T: K x M, ld K
+    check(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, p.n, p.m, p.n), "layout c");  // c^T: N x M, ld N
+    cublasLtMatmulPreference_t pref = nullptr;
+    check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+    std::size_t ws = workspace_bytes;
+    check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+          "workspace preference");
+    cublasLtMatmulHeuristicResult_t heuristic{};
+    int found = 0;
+    check(cublasLtMatmulAlgoGetHeuristic(handle_, desc, la, lb, lc, lc, pref, 1, &heuristic, &found), "heuristic");
+    if (found == 0) throw ct::error("cublasLt: no algorithm for this problem");
+    const float alpha = 1.0f, beta = 0.0f;
+    check(cublasLtMatmul(handle_, desc, &alpha, b, la, a, lb, &beta, c, lc, c, lc, &heuristic.algo, workspace_, ws, s),
+          "cublasLtMatmul");
+    cublasLtMatmulPreferenceDestroy(pref);
+    cublasLtMatrixLayoutDestroy(la);
+    cublasLtMatrixLayoutDestroy(lb);
+    cublasLtMatrixLayoutDestroy(lc);
+    cublasLtMatmulDescDestroy(desc);
+  }
+
+ private:
+  static constexpr std::size_t workspace_bytes = std::size_t(32) << 20;
+  cublasLtHandle_t handle_ = nullptr;
+  void* workspace_ = nullptr;
+};
+
+std::uint32_t next_seed() {
+  static std::uint32_t s = std::uint32_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  return s = s * 1664525u + 1013904223u;
+}
+
+// ctile's output against cuBLAS's at about 4096 sampled elements: both accumulate in f32 and
+// round once to bf16, so they may differ by the f32 summation order (K roundings of terms of
+// size |a||b|, about sqrt(K) in effect for random data) plus a bf16 rounding step each.
+std::string compare(const ct::tensor<ct::bf16>& got, const ct::tensor<ct::bf16>& want, ct::index_t k) {
+  const auto g = got.to_host(), w = want.to_host();
+  const std::size_t step = std::max<std::size_t>(1, g.size() / 4096);
+  // Inputs uniform in [-2, 2): each product is at most 4 in size, a dot product's typical size
+  // is about 4/3 sqrt(K).
+  const double atol = 64.0 * std::sqrt(double(k)) * 4.0 * std::ldexp(1.0, -24) + 1e-3;
+  for (std::size_t i = 0; i < g.size(); i += step) {
+    const double x = ct::convert<float>(g[i]), y = ct::convert<float>(w[i]);
+    if (!(std::fabs(x - y) <= atol + 2 * std::ldexp(1.0, -8) * std::fabs(y)))
+      return "element " + std::to_string(i) + ": ctile " + std::to_string(x) + ", cuBLAS " + std::to_string(y);
+  }
+  return "";
+}
+
+std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& cublas, double seconds) {
+  const ct::device dev = s.dev();
+  auto st = static_cast<cudaStream_t>(s.native());
+  auto a = ct::empty<ct::bf16>({p.m, p.k}, dev), b = ct::empty<ct::bf16>({p.k, p.n}, dev);
+  bench::random_fill(s, a, next_seed());
+  bench::random_fill(s, b, next_seed());
+  auto c = ct::full<ct::bf16>({p.m, p.n}, NAN, dev), ref = ct::empty<ct::bf16>({p.m, p.n}, dev);
+  std::vector<result> out;
+  result theirs{p, "cublasLt", 0, false, ""}, ours{p, "ctile", 0, false, ""};
+  try {
+    cublas.run(st, p, a.data(), b.data(), ref.data());
+    check(cudaStreamSynchronize(st), "cuBLAS");
+    theirs.ms = median_ms(st, seconds, [&] { cublas.run(st, p, a.data(), b.data(), ref.data()); });
+    theirs.ok = true;
+  } catch (const std::exception& e) {
+    theirs.error = e.what();
+  }
+  try {
+    ct::kernels::gemm(s, c, a, b).wait();
+    ours.error = theirs.ok ? compare(c, ref, p.k) : "";
+    ours.ok = ours.error.empty();
+    if (ours.ok) ours.ms = median_ms(st, seconds, [&] { (void)ct::kernels::gemm(s, c, a, b); });
+  } catch (const std::exception& e) {
+    ours.error = e.what();
+  }
+  out.push_back(ours);
+  out.push_back(theirs);
+  return out;
+}
+
+double tflops(const result& r) { return 2.0 * double(r.p.m) * double(r.p.n) * double(r.p.k) / (r.ms * 1e9); }
+
+std::string json_of(const result& r) {
+  std::ostringstream o;
+  o << "{\"m\": " << r.p.m << ", \"n\": " << r.p.n << ", \"k\": " << r.p.k << ", \"group\": \"" << r.p.group
+    << "\", \"impl\": \"" << r.impl << "\", \"dtype\": \"bf16\", \"ms\": " << (r.ok ? r.ms : 0)
+    << ", \"tflops\": " << (r.ok ? tflops(r) : 0) << ", \"ok\": " << (r.ok ? "true" : "false") << ", \"error\": ";
+  if (r.error.empty()) {
+    o << "null}";
+  } else {
+    std::string e;
+    for (char ch : r.error) e += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+    o << "\"" << e << "\"}";
+  }
+  return o.str();
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&] {
+      if (i + 1 >= argc) throw ct::error("bench_gemm: " + a + " needs a value");
+      return std::string(argv[++i]);
+    };
+    if (a == "--out") o.out = value();
+    else if (a == "--quick") o.quick = true;
+    else if (a == "--seconds") o.seconds = std::stod(value());
+    else throw ct::error("bench_gemm: unknown option " + a + " (--out FILE, --quick, --seconds S)");
+  }
+  if (!(o.seconds > 0)) throw ct::error("bench_gemm: --seconds must be positive");
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const options opt = parse(argc, argv);
+  if (ct::cuda_device_count() == 0) {
+    std::fprintf(stderr, "bench_gemm: no CUDA GPU: nothing to measure\n");
+    return 0;
+  }
+  const ct::device dev = ct::device::cuda(0);
+  const ct::stream s = ct::default_stream(dev);
+  std::vector<problem> problems = {{4096, 4096, 4096, "square"}, {8192, 8192, 8192, "square"},
+                                   {4095, 4097, 4093, "ragged"}, {1, 4096, 4096, "ragged"},
+                                   {4096, 8, 4096, "ragged"}};
+  if (!opt.quick)
+    for (ct::index_t m : {4096, 8192, 16384})
+      for (auto [n, k] : {std::pair<ct::index_t, ct::index_t>{4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}})
+        problems.push_back({m, n, k, "sweep"});
+  cublas_gemm cublas;
+  std::vector<result> results;
+  for (const auto& p : problems) {
+    std::fprintf(stderr, "gemm %lld x %lld x %lld\n", (long long)p.m, (long long)p.n, (long long)p.k);
+    for (auto& r : measure(p, s, cublas, opt.seconds)) results.push_back(r);
+  }
+
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  FILE* f = std::fopen(opt.out.c_str(), "w");
+  if (!f) throw ct::error("bench_gemm: cannot write " + opt.out);
+  std::fprintf(f, "{\"tool\": \"ctile-gemm\", \"gpu\": \"%s\", \"date\": \"%s\", \"results\": [\n", prop.name, date);
+  for (std::size_t i = 0; i < results.size(); ++i) std::fprintf(f, "%s  %s", i ? ",\n" : "", json_of(results[i]).c_str());
+  std::fprintf(f, "\n]}\n");
+  std::fclose(f);
+
+  std::printf("GEMM, bf16 in, f32 accumulate, bf16 out, row-major; %s, %s\n\n", prop.name, date);
+  std::printf("| M | N | K | ctile TFLOP/s | cuBLAS TFLOP/s | ctile / cuBLAS |\n| --- | --- | --- | --- | --- | --- |\n");
+  double log_sum = 0;
+  int sweep = 0;
+  for (std::size_t i = 0; i + 1 < results.size(); i += 2) {
+    const result &ours = results[i], &theirs = results[i + 1];
+    const auto cell = [](const result& r) { return r.ok ? std::to_string(int(std::lround(tflops(r)))) : std::string("error"); };
+    std::string ratio = "-";
+    if (ours.ok && theirs.ok) {
+      ratio = std::to_string(theirs.ms / ours.ms).substr(0, 5);
+      if (std::string(ours.p.group) == "sweep") log_sum += std::log(theirs.ms / ours.ms), ++sweep;
+    }
+    std::printf("| %lld | %lld | %lld | %s | %s | %s |\n", (long long)ours.p.m, (long long)ours.p.n, (long long)ours.p.k,
+                cell(ours).c_str(), cell(theirs).c_str(), ratio.c_str());
+  }
+  if (sweep > 0) std::printf("\nsweep geometric mean, ctile / cuBLAS: %.3f over %d shapes\n", std::exp(log_sum / sweep), sweep);
+  for (const auto& r : results)
+    if (!r.ok && !r.error.empty()) std::printf("%s %lld x %lld x %lld: %s\n", r.impl.c_str(), (long long)r.p.m,
+                                               (long long)r.p.n, (long long)r.p.k, r.error.c_str());
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "%s\n", e.what());
+  return 1;
+}
