@@ -5,10 +5,11 @@
 //
 // Rows that start off a 16-byte boundary (a bf16 tensor of 8191 columns: 7 rows in 8) would
 // leave every chunk misaligned, and element-by-element access by each thread of its own chunk
-// makes a warp's accesses 16 bytes apart: 8x the memory transactions. On the GPU, where a warp's
-// 32 chunks are consecutive in one row, the warp instead moves the row segment element by
-// element with consecutive lanes on consecutive elements (coalesced) and transposes it to the
-// chunked layout through a per-warp staging buffer in shared memory.
+// makes a warp's accesses 16 bytes apart: 8x the memory transactions. With CTILE_WARP_SEGMENTS
+// (off by default until verified on a GPU), where a warp's 32 chunks are consecutive in one row,
+// the warp instead moves the row segment element by element with consecutive lanes on
+// consecutive elements (coalesced) and transposes it to the chunked layout through a per-warp
+// staging buffer in shared memory.
 #pragma once
 #include <cstdint>
 #include <cstring>
