@@ -8,10 +8,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -22,14 +20,14 @@
 #include <ctile/kernels.hpp>
 
 #include "random_fill.hpp"
+#include "timing.hpp"
 
 namespace {
 
 namespace kn = ct::kernels;
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw ct::error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using bench::check;
+using bench::next_seed;
 
 struct options {
   std::string out = "ctile.json";
@@ -50,32 +48,14 @@ struct measurement {
   double bytes, ms;
 };
 
-std::uint32_t next_seed() {
-  static std::uint32_t s = std::uint32_t(std::chrono::steady_clock::now().time_since_epoch().count());
-  return s = s * 1664525u + 1013904223u;
-}
-
 // Median of `reps` single launches, each between two events; run(i) launches copy i % copies.
 double median_ms(cudaStream_t s, int reps, const std::function<void(int)>& run) {
-  cudaEvent_t t0, t1;
-  check(cudaEventCreate(&t0), "cudaEventCreate");
-  check(cudaEventCreate(&t1), "cudaEventCreate");
   for (int i = 0; i < 10; ++i) run(i);
-  std::vector<float> ms;
-  for (int i = 0; i < reps; ++i) {
-    check(cudaEventRecord(t0, s), "cudaEventRecord");
-    run(i);
-    check(cudaEventRecord(t1, s), "cudaEventRecord");
-    check(cudaEventSynchronize(t1), "cudaEventSynchronize");
-    float m = 0;
-    check(cudaEventElapsedTime(&m, t0, t1), "cudaEventElapsedTime");
-    ms.push_back(m);
-  }
+  bench::event_timer timer(s);
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) ms.push_back(timer.ms([&] { run(i); }));
   check(cudaGetLastError(), "kernel launch");
-  cudaEventDestroy(t0);
-  cudaEventDestroy(t1);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return bench::median(ms);
 }
 
 ct::index_t count(const ct::extents_t& e) {
@@ -269,10 +249,8 @@ int main(int argc, char** argv) try {
   if (!f) throw ct::error("bench_bandwidth: cannot write " + opt.out);
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  std::fprintf(f, "{\"tool\": \"ctile\", \"gpu\": \"%s\", \"date\": \"%s\", \"copy_ceiling\": [", prop.name, date);
+  std::fprintf(f, "{\"tool\": \"ctile\", \"gpu\": \"%s\", \"date\": \"%s\", \"copy_ceiling\": [", prop.name,
+               bench::utc_now().c_str());
   for (std::size_t i = 0; i < ceilings.size(); ++i)
     std::fprintf(f, "%s{\"bytes\": %.0f, \"ms\": %g, \"gbps\": %g}", i ? ", " : "", ceilings[i].bytes, ceilings[i].ms,
                  ceilings[i].bytes / ceilings[i].ms / 1e6);

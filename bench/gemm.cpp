@@ -9,10 +9,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -22,12 +20,12 @@
 #include <ctile/kernels.hpp>
 
 #include "random_fill.hpp"
+#include "timing.hpp"
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw ct::error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using bench::check;
+using bench::next_seed;
 void check(cublasStatus_t e, const char* what) {
   if (e != CUBLAS_STATUS_SUCCESS) throw ct::error(std::string(what) + ": cuBLAS status " + std::to_string(int(e)));
 }
@@ -53,28 +51,14 @@ struct result {
 
 // Median of single launches between two events; as many as fit `seconds` (3 to 50).
 double median_ms(cudaStream_t s, double seconds, const std::function<void()>& run) {
-  cudaEvent_t t0, t1;
-  check(cudaEventCreate(&t0), "cudaEventCreate");
-  check(cudaEventCreate(&t1), "cudaEventCreate");
-  auto once = [&] {
-    check(cudaEventRecord(t0, s), "cudaEventRecord");
-    run();
-    check(cudaEventRecord(t1, s), "cudaEventRecord");
-    check(cudaEventSynchronize(t1), "cudaEventSynchronize");
-    float m = 0;
-    check(cudaEventElapsedTime(&m, t0, t1), "cudaEventElapsedTime");
-    return double(m);
-  };
-  const double first = once();
+  bench::event_timer timer(s);
+  const double first = timer.ms(run);
   const int warm = std::clamp(int(0.2 * seconds * 1e3 / first), 1, 10);
-  for (int i = 0; i < warm; ++i) once();
+  for (int i = 0; i < warm; ++i) timer.ms(run);
   const int reps = std::clamp(int(seconds * 1e3 / first), 3, 50);
   std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) ms.push_back(once());
-  cudaEventDestroy(t0);
-  cudaEventDestroy(t1);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  for (int i = 0; i < reps; ++i) ms.push_back(timer.ms(run));
+  return bench::median(ms);
 }
 
 // c = a @ b for row-major bf16 a [M, K], b [K, N], c [M, N], as cuBLAS's column-major
@@ -123,11 +107,6 @@ class cublas_gemm {
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
 };
-
-std::uint32_t next_seed() {
-  static std::uint32_t s = std::uint32_t(std::chrono::steady_clock::now().time_since_epoch().count());
-  return s = s * 1664525u + 1013904223u;
-}
 
 // ctile's output against cuBLAS's at about 4096 sampled elements: both accumulate in f32 and
 // round once to bf16, so they may differ by the f32 summation order (K roundings of terms of
@@ -236,17 +215,15 @@ int main(int argc, char** argv) try {
 
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string date = bench::utc_now();
   FILE* f = std::fopen(opt.out.c_str(), "w");
   if (!f) throw ct::error("bench_gemm: cannot write " + opt.out);
-  std::fprintf(f, "{\"tool\": \"ctile-gemm\", \"gpu\": \"%s\", \"date\": \"%s\", \"results\": [\n", prop.name, date);
+  std::fprintf(f, "{\"tool\": \"ctile-gemm\", \"gpu\": \"%s\", \"date\": \"%s\", \"results\": [\n", prop.name, date.c_str());
   for (std::size_t i = 0; i < results.size(); ++i) std::fprintf(f, "%s  %s", i ? ",\n" : "", json_of(results[i]).c_str());
   std::fprintf(f, "\n]}\n");
   std::fclose(f);
 
-  std::printf("GEMM, bf16 in, f32 accumulate, bf16 out, row-major; %s, %s\n\n", prop.name, date);
+  std::printf("GEMM, bf16 in, f32 accumulate, bf16 out, row-major; %s, %s\n\n", prop.name, date.c_str());
   std::printf("| M | N | K | ctile TFLOP/s | cuBLAS TFLOP/s | ctile / cuBLAS |\n| --- | --- | --- | --- | --- | --- |\n");
   double log_sum = 0;
   int sweep = 0;

@@ -12,6 +12,8 @@
 
 #include <ctile/ctile.hpp>
 
+#include "timing.hpp"
+
 namespace {
 
 template <bool Checked>
@@ -23,29 +25,14 @@ struct add_kernel {
   }
 };
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw ct::error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using bench::check;
 
-// Median time in ms of `run` over `reps` repetitions, timed with events on stream s.
+// Median time in ms of `run` over `reps` repetitions, each timed alone with events on stream s.
 double median_ms(cudaStream_t s, int reps, const std::function<void()>& run) {
-  cudaEvent_t t0, t1;
-  check(cudaEventCreate(&t0), "cudaEventCreate");
-  check(cudaEventCreate(&t1), "cudaEventCreate");
-  std::vector<float> ms;
-  for (int i = 0; i < reps; ++i) {
-    check(cudaEventRecord(t0, s), "cudaEventRecord");
-    run();
-    check(cudaEventRecord(t1, s), "cudaEventRecord");
-    check(cudaEventSynchronize(t1), "cudaEventSynchronize");
-    float m = 0;
-    check(cudaEventElapsedTime(&m, t0, t1), "cudaEventElapsedTime");
-    ms.push_back(m);
-  }
-  cudaEventDestroy(t0);
-  cudaEventDestroy(t1);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  bench::event_timer timer(s);
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) ms.push_back(timer.ms(run));
+  return bench::median(ms);
 }
 
 }  // namespace
