@@ -7,7 +7,10 @@
 // ahead (docs/design/gemm-plan.md); on the CPU and on today's GPU path it is the plain loop
 // acc = ct::mma(a tile, b tile, acc), bit for bit.
 #pragma once
+#include <mutex>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "ctile/kernels/detail.hpp"
 
@@ -71,6 +74,20 @@ using gemm_square = gemm_config<64, 64, 32>;
 using gemm_short_m = gemm_config<16, 64, 64>;
 
 inline bool gemm_use_short_m(index_t m) { return m <= 16; }
+
+// The one-element tensor an absent epilogue input binds to (an output is not readable, so c
+// cannot serve), made once per device and type: allocating it per call would put a device
+// allocation into every GEMM. Never freed, so that no launch outlives it at exit.
+template <class TC>
+const ct::tensor<TC>& placeholder_on(const ct::device& dev) {
+  static std::mutex lock;
+  static auto* made = new std::vector<std::pair<ct::device, ct::tensor<TC>*>>();
+  const std::lock_guard<std::mutex> hold(lock);
+  for (const auto& [d, t] : *made)
+    if (d == dev) return *t;
+  made->emplace_back(dev, new ct::tensor<TC>(ct::zeros<TC>({1, 1, 1}, dev)));
+  return *made->back().second;
+}
 
 template <class T>
 ct::tensor<T> as_batched(const ct::tensor<T>& x) {
@@ -138,11 +155,9 @@ ct::pending gemm(const ct::stream& s, ct::tensor<TC>& c, const ct::tensor<T>& a,
   detail::check_gemm(c, a, b, args);
   auto c3 = detail::as_batched(c);
   const auto a3 = detail::as_batched(a), b3 = detail::as_batched(b);
-  // An output is not readable, so an absent epilogue input binds to a one-element placeholder
-  // that the kernel never loads.
+  // An absent epilogue input binds to a placeholder that the kernel never loads.
   const bool has_residual = args.beta != 0.0f, has_bias = args.bias != nullptr;
-  ct::tensor<TC> placeholder;
-  if (!has_residual || !has_bias) placeholder = ct::zeros<TC>({1, 1, 1}, c.dev());
+  const ct::tensor<TC>& placeholder = detail::placeholder_on<TC>(c.dev());
   const ct::tensor<TC> residual3 = has_residual ? detail::as_batched(*args.residual) : placeholder.view();
   const ct::tensor<TC> bias3 = has_bias ? args.bias->unsqueeze(0).unsqueeze(0) : placeholder.view();
   if constexpr (std::is_same_v<T, float>) {
