@@ -44,6 +44,16 @@ std::string device::description() const {
          ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
 }
 
+int device::compute_capability() const {
+  if (is_cpu()) return 0;
+  int major = 0, minor = 0;
+  detail::cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal_),
+                     "cudaDeviceGetAttribute", name());
+  detail::cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal_),
+                     "cudaDeviceGetAttribute", name());
+  return 10 * major + minor;
+}
+
 device parse_device(const std::string& spec) {
   if (spec == "cpu") return device::cpu();
   if (spec == "cuda" || spec == "gpu") return device::cuda(0);

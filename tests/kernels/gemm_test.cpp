@@ -91,9 +91,15 @@ const std::vector<dims> shapes = {{0, 1, 1, 1},   {0, 1, 64, 256}, {0, 7, 13, 5}
                                   {0, 129, 131, 67}, {0, 127, 257, 31}, {0, 64, 8, 97}, {3, 17, 9, 40},
                                   {2, 130, 128, 64}};
 
+// Shapes for the tensor-core path (sm_90a: 128 x 128 x 64 tiles staged by cp.async when rows are
+// 16-byte aligned): several K trips, a partial last K tile, M and N off the tile, batches, and
+// one misaligned case (K = 100) that stages element by element.
+const std::vector<dims> tensor_core_shapes = {{0, 200, 264, 328}, {0, 256, 128, 1024}, {2, 136, 256, 192},
+                                              {0, 17, 128, 64},   {0, 128, 8, 64},     {0, 130, 136, 100}};
+
 template <class T, class TC>
-void check_exact(const ct::device& dev) {
-  for (const dims& d : shapes) {
+void check_exact_on(const ct::device& dev, const std::vector<dims>& list) {
+  for (const dims& d : list) {
     SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>());
     const dims dc = counted(d);
     const auto a = small_ints<T>(batched(d, d.m, d.k), dev), b = small_ints<T>(batched(d, d.k, d.n), dev);
@@ -104,9 +110,13 @@ void check_exact(const ct::device& dev) {
   }
 }
 
-TEST_P(gemm, small_integers_are_exact_bf16_to_bf16) { check_exact<ct::bf16, ct::bf16>(dev()); }
-TEST_P(gemm, small_integers_are_exact_f16_to_f32) { check_exact<ct::f16, float>(dev()); }
-TEST_P(gemm, small_integers_are_exact_f32_to_f16) { check_exact<float, ct::f16>(dev()); }
+TEST_P(gemm, small_integers_are_exact_bf16_to_bf16) { check_exact_on<ct::bf16, ct::bf16>(dev(), shapes); }
+TEST_P(gemm, small_integers_are_exact_f16_to_f32) { check_exact_on<ct::f16, float>(dev(), shapes); }
+TEST_P(gemm, small_integers_are_exact_f32_to_f16) { check_exact_on<float, ct::f16>(dev(), shapes); }
+TEST_P(gemm, tensor_core_shapes_are_exact) {
+  check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes);
+  check_exact_on<ct::f16, float>(dev(), tensor_core_shapes);
+}
 
 template <class T, class TC>
 void check_random(const ct::device& dev, const dims& d) {
@@ -124,6 +134,9 @@ void check_random(const ct::device& dev, const dims& d) {
 
 TEST_P(gemm, random_bf16_to_f32) {
   for (const dims& d : {dims{0, 129, 130, 131}, dims{0, 3, 200, 300}, dims{2, 40, 70, 50}}) check_random<ct::bf16, float>(dev(), d);
+}
+TEST_P(gemm, random_bf16_to_bf16_tensor_core_shapes) {
+  for (const dims& d : {dims{0, 264, 392, 1000}, dims{2, 130, 256, 136}}) check_random<ct::bf16, ct::bf16>(dev(), d);
 }
 TEST_P(gemm, random_f16_to_f16) { check_random<ct::f16, ct::f16>(dev(), {0, 67, 129, 100}); }
 TEST_P(gemm, random_f32_to_f32_is_f32_exact_products) { check_random<float, float>(dev(), {0, 131, 65, 257}); }

@@ -20,6 +20,8 @@ class device {
   std::string name() const;  // "cpu" or "cuda:N"
   // A human description: the GPU's name and compute capability, or the host's core count.
   std::string description() const;
+  // A GPU's compute capability as 10 * major + minor (90 for Hopper); 0 for the CPU.
+  int compute_capability() const;
 
   friend bool operator==(const device& a, const device& b) {
     return a.kind_ == b.kind_ && a.ordinal_ == b.ordinal_;

@@ -1,5 +1,6 @@
 // What ct::launch reads off a kernel type at compile time: its parameter list and its name.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -48,6 +49,19 @@ template <class K>
 std::string kernel_name() {
   if constexpr (has_name<K>::value) return std::string(K::name);
   else return demangle(typeid(K).name());
+}
+
+template <class K, class = void>
+struct has_shared_bytes : std::false_type {};
+template <class K>
+struct has_shared_bytes<K, std::void_t<decltype(K::shared_bytes)>> : std::true_type {};
+
+// Dynamic shared memory a GPU launch of K gets: K::shared_bytes when the kernel declares it (for
+// the staged operand ring of ct::pipelined, ct::pipeline_shared_bytes), else none.
+template <class K>
+constexpr std::size_t kernel_shared_bytes() {
+  if constexpr (has_shared_bytes<K>::value) return std::size_t(K::shared_bytes);
+  else return 0;
 }
 
 }  // namespace ct::detail

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "ctile/backend/sm90/wgmma_fold.hpp"
 #include "ctile/tile/mma.hpp"
 #include "ctile/tile/view.hpp"
 
@@ -133,6 +134,111 @@ CT_HD auto load_stage(const View& view, const coord<R>& t, index_t k) {
   return staged<decltype(view.load_at(at))>(view.load_at(at));
 }
 
+#if CTILE_HAS_WGMMA
+template <class X>
+struct stage_traits;
+template <class Map, class T, class S, int R, class Pad>
+struct stage_traits<stage_spec<tiled_view<T, S, R, Pad>, Map>> {
+  using element_type = T;
+  using shape_type = S;
+  static constexpr bool zero_padded = Pad::mode == padding_mode::zero;
+};
+
+// Whether a fold of two stages into Acc runs as a wgmma fold on this (sm_90a) device pass.
+template <class Acc, class SpecA, class SpecB>
+constexpr bool wgmma_fold_applies() {
+  using A = stage_traits<SpecA>;
+  using B = stage_traits<SpecB>;
+  return std::is_same_v<typename A::element_type, typename B::element_type> && A::zero_padded && B::zero_padded &&
+         backend::sm90::fold_eligible<typename Acc::element_type, typename Acc::shape_type, typename A::element_type,
+                                      typename A::shape_type, typename B::shape_type>();
+}
+
+// Where trip k's tile of a stage starts in its tensor.
+template <class Spec, int R>
+__device__ coord<R> stage_origin(const Spec& spec, const coord<R>& t, index_t k) {
+  const auto at = typename Spec::map_type{}(t, k);
+  coord<R> origin;
+  for (int i = 0; i < R; ++i) origin[i] = at[i] * spec.view.traversal.step[i];
+  return origin;
+}
+
+// ct::pipelined on sm_90a (backend/sm90/wgmma_fold.hpp says how the ring runs).
+template <class Acc, class Body, class SpecA, class SpecB, int R>
+__device__ Acc run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
+                              const Acc& init, Body& body) {
+  namespace sm90 = backend::sm90;
+  using T = typename stage_traits<SpecA>::element_type;
+  using SA = typename stage_traits<SpecA>::shape_type;
+  using SB = typename stage_traits<SpecB>::shape_type;
+  using ring = sm90::ring<SA, SB>;
+  using SC = typename Acc::shape_type;
+  constexpr int BM = sm90::rows_of<SC>(), BN = sm90::cols_of<SC>(), S = ring::stages;
+  using accumulator = sm90::wgmma_accumulator<BM, BN>;
+  using staged_a = staged<sm90::smem_tile<T, SA>>;
+  using staged_b = staged<sm90::smem_tile<T, SB>>;
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(body(std::declval<in_flight<accumulator>>(),
+                                                                 std::declval<staged_a>(), std::declval<staged_b>()))>,
+                               in_flight<accumulator>>,
+                "ct::pipelined: the body must return ct::mma(a, b, acc) of its staged operands and accumulator");
+
+  unsigned char* smem = sm90::dynamic_smem();
+  const std::uint32_t smem_addr = sm90::smem_address(smem);
+  const auto issue = [&](index_t k) {
+    if (k < trips) {
+      unsigned char* stage = smem + std::uint32_t(k % S) * ring::stage_bytes;
+      const coord<R> oa = stage_origin(spec_a, t, k), ob = stage_origin(spec_b, t, k);
+      sm90::stage_tile<T, SA>(stage, spec_a.view.data, spec_a.view.g, oa,
+                              sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa));
+      sm90::stage_tile<T, SB>(stage + ring::bytes_a, spec_b.view.data, spec_b.view.g, ob,
+                              sm90::copies_by_chunks(spec_b.view.data, spec_b.view.g, ob));
+    }
+    backend::sm80::cp_async_commit();  // an empty group past the end keeps the wait counts uniform
+  };
+  for (int k = 0; k < S - 1; ++k) issue(k);
+  in_flight<accumulator> acc{accumulator{}};
+  for (index_t k = 0; k < trips; ++k) {
+    backend::sm80::cp_async_wait<S - 2>();  // this thread's copies of trip k have landed
+    sm90::fence_proxy_async_shared();        // ... and are visible to wgmma's (async proxy) reads
+    backend::sync_block();                   // ... and so are every other thread's
+    const std::uint32_t stage = smem_addr + std::uint32_t(k % S) * ring::stage_bytes;
+    sm90::wgmma_fence();
+    acc = body(acc, staged_a(sm90::smem_tile<T, SA>{stage}), staged_b(sm90::smem_tile<T, SB>{stage + ring::bytes_a}));
+    sm90::wgmma_commit();
+    sm90::wgmma_wait<1>();  // trip k-1's batch is done in this warp ...
+    backend::sync_block();  // ... and in every warp: its stage may be refilled
+    issue(k + S - 1);
+  }
+  sm90::wgmma_wait<0>();
+  backend::sm80::cp_async_wait<0>();
+  backend::sync_block();
+
+  // The accumulator, from wgmma's register layout to Acc's, through the (now idle) ring; rows
+  // padded by 8 floats so that a warp's stores spread over the banks.
+  constexpr int ld = BN + 8;
+  static_assert(std::uint32_t(BM) * ld * 4 <= std::uint32_t(S) * ring::stage_bytes, "wgmma fold: accumulator exchange too big");
+  float* buf = reinterpret_cast<float*>(smem);
+  const accumulator& d = acc.get(pipeline_key{});
+  const int thread = int(threadIdx.x);
+  CT_UNROLL
+  for (int h = 0; h < BM / 64; ++h)
+    CT_UNROLL
+    for (int i = 0; i < BN / 2; i += 2) {
+      const int row = 64 * h + sm90::wgmma_acc_row(thread, i), col = sm90::wgmma_acc_col(thread, i);
+      *reinterpret_cast<float2*>(buf + row * ld + col) = make_float2(d.d[h][i], d.d[h][i + 1]);
+    }
+  backend::sync_block();
+  Acc r;
+  CT_UNROLL
+  for (int s = 0; s < Acc::slots; ++s) {
+    const auto c = Acc::coord_of(s);
+    r.v[s] = buf[int(c[R - 2]) * ld + int(c[R - 1])] + init.v[s];
+  }
+  backend::sync_block();  // the ring may be refilled by a later fold
+  return r;
+}
+#endif  // CTILE_HAS_WGMMA
+
 template <class Acc, class Body, class... Specs, int R, std::size_t... I>
 CT_HD Acc run_pipelined(const coord<R>& t, index_t trips, const stage_list<Specs...>& st, const Acc& init, Body& body,
                         std::index_sequence<I...>) {
@@ -141,6 +247,23 @@ CT_HD Acc run_pipelined(const coord<R>& t, index_t trips, const stage_list<Specs
   static_assert(std::is_same_v<std::remove_cvref_t<result>, in_flight<Acc>>,
                 "ct::pipelined: the body must return the new accumulator, ct::mma(a, b, acc), with the "
                 "accumulator's type and shape");
+#if CTILE_HAS_WGMMA
+  if constexpr (sizeof...(Specs) == 2) {
+    const auto& spec_a = st.specs.template get<0>();
+    const auto& spec_b = st.specs.template get<1>();
+    using SpecA = std::remove_cvref_t<decltype(spec_a)>;
+    using SpecB = std::remove_cvref_t<decltype(spec_b)>;
+    if constexpr (wgmma_fold_applies<Acc, SpecA, SpecB>()) {
+      using SA = typename stage_traits<SpecA>::shape_type;
+      using SB = typename stage_traits<SpecB>::shape_type;
+#ifdef CT_PROBE_NOFALLBACK
+      return run_wgmma_fold(t, trips, spec_a, spec_b, init, body);
+#else
+      if (backend::sm90::ring_available<SA, SB>()) return run_wgmma_fold(t, trips, spec_a, spec_b, init, body);
+#endif
+    }
+  }
+#endif
   in_flight<Acc> acc(init);
   for (index_t k = 0; k < trips; ++k)
     acc = body(acc, load_stage<typename Specs::map_type>(st.specs.template get<I>().view, t, k)...);
@@ -167,6 +290,23 @@ template <class A, class B, class TC, class SC, class PC>
 CT_HD tile<TC, SC, PC> mma(const staged<A>& a, const staged<B>& b, const tile<TC, SC, PC>& acc) {
   return mma(a.get(detail::pipeline_key{}), b.get(detail::pipeline_key{}), acc);
 }
+
+#if CTILE_HAS_WGMMA
+// ct::mma on operands staged in shared memory by the sm_90a fold: one trip's wgmmas, issued
+// asynchronously into the in-flight accumulator (the fold commits and waits).
+template <class T, class SA, class SB, int BM, int BN>
+__device__ in_flight<backend::sm90::wgmma_accumulator<BM, BN>> mma(
+    const staged<backend::sm90::smem_tile<T, SA>>& a, const staged<backend::sm90::smem_tile<T, SB>>& b,
+    const in_flight<backend::sm90::wgmma_accumulator<BM, BN>>& acc) {
+  static_assert(backend::sm90::cols_of<SA>() == backend::sm90::rows_of<SB>(),
+                "ct::mma: inner dimensions differ: a is [.., M, K] and b must be [.., K, N] with the same K");
+  static_assert(backend::sm90::rows_of<SA>() == BM && backend::sm90::cols_of<SB>() == BN,
+                "ct::mma: acc must be [.., M, N] for a [.., M, K] and b [.., K, N]");
+  auto d = acc.get(detail::pipeline_key{});
+  backend::sm90::wgmma_trip(d, a.get(detail::pipeline_key{}), b.get(detail::pipeline_key{}));
+  return in_flight<backend::sm90::wgmma_accumulator<BM, BN>>(d);
+}
+#endif
 
 namespace detail {
 template <class X>

@@ -32,9 +32,10 @@ struct gemm_args {
 
 namespace detail {
 
-template <int BM, int BN, int BK>
+template <int BM, int BN, int BK, std::size_t SharedBytes = 0>
 struct gemm_config {
   static constexpr int bm = BM, bn = BN, bk = BK;
+  static constexpr std::size_t shared_bytes = SharedBytes;
 };
 
 // Tile index (batch, m, n) and trip k -> the operand tiles of that trip.
@@ -49,6 +50,7 @@ template <class T, class TC, class Act, class Cfg, bool Tf32>
 struct gemm_tiles {
   static constexpr const char* name = "ct_kernels_gemm";
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
+  static constexpr std::size_t shared_bytes = Cfg::shared_bytes;  // the staged operand ring, if any
   CT_TILE void operator()(ct::out<TC, ct::shape<1, BM, BN>> c, ct::in<T, 3> a, ct::in<T, 3> b,
                           ct::in<TC, 3> residual, ct::in<TC, 3> bias, float alpha, float beta, int has_bias) const {
     const auto t = c.tile_index();
@@ -66,14 +68,19 @@ struct gemm_tiles {
   }
 };
 
-// Tile configurations for today's SIMT path (the tensor-core paths will bring their own, per
-// docs/design/gemm-plan.md): 64 x 64 in general; 16 x 64 with longer K steps when M is at most
-// 16 (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles
-// gain little and multiply the device compile time.
+// Tile configurations. On sm_90a with 16-bit inputs, 128 x 128 x 64 with the staged operand ring
+// in dynamic shared memory: the pipelined loop runs on wgmma (backend/sm90/wgmma_fold.hpp).
+// Elsewhere the SIMT path: 64 x 64 in general; 16 x 64 with longer K steps when M is at most 16
+// (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles gain
+// little and multiply the device compile time.
+using gemm_wgmma = gemm_config<128, 128, 64, ct::pipeline_shared_bytes>;
 using gemm_square = gemm_config<64, 64, 32>;
 using gemm_short_m = gemm_config<16, 64, 64>;
 
 inline bool gemm_use_short_m(index_t m) { return m <= 16; }
+
+// Whether the wgmma configuration runs on `dev`: a Hopper GPU (the binary's sm_90a code).
+inline bool gemm_use_wgmma(const ct::device& dev) { return dev.is_cuda() && dev.compute_capability() == 90; }
 
 // The one-element tensor an absent epilogue input binds to (an output is not readable, so c
 // cannot serve), made once per device and type: allocating it per call would put a device
@@ -138,6 +145,10 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
                       bool has_bias) {
   if (gemm_use_short_m(c3.extent(1)))
     return gemm_launch<T, TC, Act, gemm_short_m, Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
+  if constexpr (!std::is_same_v<T, float>) {
+    if (gemm_use_wgmma(s.dev()))
+      return gemm_launch<T, TC, Act, gemm_wgmma, Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
+  }
   return gemm_launch<T, TC, Act, gemm_square, Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
 }
 

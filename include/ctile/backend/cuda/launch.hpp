@@ -1,10 +1,15 @@
 // Running a launch on a GPU: one CTA of config::gpu_block_threads threads per tile block, grid
-// axes 0, 1, 2 mapped to CUDA's x, y, z. Compiled only by nvcc.
+// axes 0, 1, 2 mapped to CUDA's x, y, z, with the dynamic shared memory the kernel declares.
+// Compiled only by nvcc.
 #pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "ctile/core/config.hpp"
 #include "ctile/core/error.hpp"
+#include "ctile/runtime/kernel_traits.hpp"
 #include "ctile/runtime/stream.hpp"
 
 #if defined(__CUDACC__)
@@ -17,12 +22,30 @@ __global__ void __launch_bounds__(config::gpu_block_threads) kernel_entry(K kern
   kernel(views...);
 }
 
+// Dynamic shared memory above 48 KiB must be allowed per kernel (and, to be safe, per device)
+// before the launch. The launch itself then says whether the device has that much.
+template <class Entry>
+void allow_shared_bytes(const std::string& name, const ct::stream& s, Entry entry, std::size_t bytes) {
+  static std::atomic<std::uint64_t> allowed{0};  // bit d: done on device d
+  const int d = s.dev().ordinal();
+  const std::uint64_t bit = d < 64 ? std::uint64_t(1) << d : 0;
+  if (bit != 0 && (allowed.load(std::memory_order_relaxed) & bit) != 0) return;
+  const cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry),
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+  if (err != cudaSuccess)
+    throw ct::error("kernel '" + name + "' asks for " + std::to_string(bytes) + " bytes of dynamic shared memory, which " +
+                    s.dev().name() + " does not allow: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  allowed.fetch_or(bit, std::memory_order_relaxed);
+}
+
 template <class K, class... V>
 void enqueue(const ct::stream& s, const std::string& name, const K& kernel, const int (&grid)[3],
              const V&... views) {
   const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
   auto cs = static_cast<cudaStream_t>(s.native());
-  kernel_entry<K, V...><<<g, config::gpu_block_threads, 0, cs>>>(kernel, views...);
+  constexpr std::size_t shared_bytes = ct::detail::kernel_shared_bytes<K>();
+  if constexpr (shared_bytes > 0) allow_shared_bytes(name, s, kernel_entry<K, V...>, shared_bytes);
+  kernel_entry<K, V...><<<g, config::gpu_block_threads, shared_bytes, cs>>>(kernel, views...);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
     throw ct::error("launch of kernel '" + name + "' on " + s.dev().name() + " failed: " +
