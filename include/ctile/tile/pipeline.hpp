@@ -256,11 +256,7 @@ CT_HD Acc run_pipelined(const coord<R>& t, index_t trips, const stage_list<Specs
     if constexpr (wgmma_fold_applies<Acc, SpecA, SpecB>()) {
       using SA = typename stage_traits<SpecA>::shape_type;
       using SB = typename stage_traits<SpecB>::shape_type;
-#ifdef CT_PROBE_NOFALLBACK
-      return run_wgmma_fold(t, trips, spec_a, spec_b, init, body);
-#else
       if (backend::sm90::ring_available<SA, SB>()) return run_wgmma_fold(t, trips, spec_a, spec_b, init, body);
-#endif
     }
   }
 #endif
