@@ -4,7 +4,7 @@
 // cuBLAS's at sampled elements before anything is timed; warm-ups, then bursts of five launches
 // timed with CUDA events, the median per launch reported. No L2 rotation: the operands are reused by every tile,
 // so a GEMM is compute-bound and both sides see the same cache state.
-//   bench_gemm [--out FILE] [--quick] [--seconds S]
+//   bench_gemm [--out FILE] [--quick] [--seconds S] [--tiles automatic|wgmma|wgmma_paired|simt]
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -34,6 +34,8 @@ struct options {
   std::string out = "gemm.json";
   bool quick = false;
   double seconds = 1.0;  // time budget per measurement, after the warm-ups
+  ct::kernels::gemm_tiling tiles = ct::kernels::gemm_tiling::automatic;
+  std::string tiles_name = "automatic";
 };
 
 struct problem {
@@ -132,7 +134,26 @@ std::string compare(const ct::tensor<ct::bf16>& got, const ct::tensor<ct::bf16>&
   return "";
 }
 
-std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& cublas, double seconds) {
+// The GEMM main loop alone in the DSL, with no epilogue beyond the bf16 store: c = a @ b. Timed
+// beside ct::kernels::gemm to show what its epilogue (alpha, residual, bias, activation) costs.
+template <int Blocks>
+struct bare_gemm {
+  static constexpr const char* name = "bench_bare_gemm";
+  static constexpr std::size_t shared_bytes = Blocks * ct::pipeline_shared_bytes;
+  static constexpr ct::co_schedule co_schedule{1, Blocks};
+  CT_TILE void operator()(ct::out<ct::bf16, ct::shape<1, 128, 128>> c, ct::in<ct::bf16, 3> a, ct::in<ct::bf16, 3> b) const {
+    const auto ta = a.tiled(ct::shape<1, 128, 64>{});
+    const auto tb = b.tiled(ct::shape<1, 64, 128>{});
+    const auto acc = ct::pipelined(c.tile_index(), ct::num_tiles(ta, 2),
+                                   ct::stages(ct::stage(ta, ct::kernels::detail::a_tile_at{}),
+                                              ct::stage(tb, ct::kernels::detail::b_tile_at{})),
+                                   ct::zeros<float, 1, 128, 128>(), [](auto acc, auto sa, auto sb) { return ct::mma(sa, sb, acc); });
+    c.store(ct::astype<ct::bf16>(acc));
+  }
+};
+
+std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& cublas, double seconds,
+                            ct::kernels::gemm_tiling tiles) {
   const ct::device dev = s.dev();
   auto st = static_cast<cudaStream_t>(s.native());
   auto a = ct::empty<ct::bf16>({p.m, p.k}, dev), b = ct::empty<ct::bf16>({p.k, p.n}, dev);
@@ -150,15 +171,38 @@ std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& 
     theirs.error = e.what();
   }
   try {
-    ct::kernels::gemm(s, c, a, b).wait();
+    ct::kernels::gemm_args<ct::bf16> args;
+    args.tiles = tiles;
+    ct::kernels::gemm(s, c, a, b, args).wait();
     ours.error = theirs.ok ? compare(c, ref, p.k) : "";
     ours.ok = ours.error.empty();
-    if (ours.ok) ours.ms = median_ms(st, seconds, [&] { (void)ct::kernels::gemm(s, c, a, b); });
+    if (ours.ok) ours.ms = median_ms(st, seconds, [&] { (void)ct::kernels::gemm(s, c, a, b, args); });
   } catch (const std::exception& e) {
     ours.error = e.what();
   }
+  // The bare main loop, one and two tile blocks per CTA (diagnostic rows, not the library).
+  auto c3 = c.unsqueeze(0);
+  const auto a3 = a.unsqueeze(0), b3 = b.unsqueeze(0);
+  const auto bare = [&](auto kernel, const char* impl) {
+    result r{p, impl, 0, false, ""};
+    try {
+      const auto run = [&] { (void)ct::launch(s, kernel, c3.partition(ct::shape<1, 128, 128>{}), a3, b3); };
+      run();
+      check(cudaStreamSynchronize(st), impl);
+      r.error = theirs.ok ? compare(c, ref, p.k) : "";
+      r.ok = r.error.empty();
+      if (r.ok) r.ms = median_ms(st, seconds, run);
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+    return r;
+  };
   out.push_back(ours);
   out.push_back(theirs);
+  if (ct::kernels::detail::gemm_use_wgmma(dev)) {
+    out.push_back(bare(bare_gemm<1>{}, "bare-1"));
+    out.push_back(bare(bare_gemm<2>{}, "bare-2"));
+  }
   return out;
 }
 
@@ -190,7 +234,15 @@ options parse(int argc, char** argv) {
     if (a == "--out") o.out = value();
     else if (a == "--quick") o.quick = true;
     else if (a == "--seconds") o.seconds = std::stod(value());
-    else throw ct::error("bench_gemm: unknown option " + a + " (--out FILE, --quick, --seconds S)");
+    else if (a == "--tiles") {
+      o.tiles_name = value();
+      using ct::kernels::gemm_tiling;
+      if (o.tiles_name == "automatic") o.tiles = gemm_tiling::automatic;
+      else if (o.tiles_name == "wgmma") o.tiles = gemm_tiling::wgmma;
+      else if (o.tiles_name == "wgmma_paired") o.tiles = gemm_tiling::wgmma_paired;
+      else if (o.tiles_name == "simt") o.tiles = gemm_tiling::simt;
+      else throw ct::error("bench_gemm: --tiles is automatic, wgmma, wgmma_paired or simt, not " + o.tiles_name);
+    } else throw ct::error("bench_gemm: unknown option " + a + " (--out FILE, --quick, --seconds S, --tiles T)");
   }
   if (!(o.seconds > 0)) throw ct::error("bench_gemm: --seconds must be positive");
   return o;
@@ -217,7 +269,7 @@ int main(int argc, char** argv) try {
   std::vector<result> results;
   for (const auto& p : problems) {
     std::fprintf(stderr, "gemm %lld x %lld x %lld\n", (long long)p.m, (long long)p.n, (long long)p.k);
-    for (auto& r : measure(p, s, cublas, opt.seconds)) results.push_back(r);
+    for (auto& r : measure(p, s, cublas, opt.seconds, opt.tiles)) results.push_back(r);
   }
 
   cudaDeviceProp prop{};
@@ -230,12 +282,20 @@ int main(int argc, char** argv) try {
   std::fprintf(f, "\n]}\n");
   std::fclose(f);
 
-  std::printf("GEMM, bf16 in, f32 accumulate, bf16 out, row-major; %s, %s\n\n", prop.name, date.c_str());
+  std::printf("GEMM, bf16 in, f32 accumulate, bf16 out, row-major; ctile tiles: %s; %s, %s\n\n", opt.tiles_name.c_str(),
+              prop.name, date.c_str());
   std::printf("| M | N | K | ctile TFLOP/s | cuBLAS TFLOP/s | ctile / cuBLAS |\n| --- | --- | --- | --- | --- | --- |\n");
   double log_sum = 0;
   int sweep = 0;
-  for (std::size_t i = 0; i + 1 < results.size(); i += 2) {
-    const result &ours = results[i], &theirs = results[i + 1];
+  for (const auto& r : results)
+    if (r.impl.rfind("bare", 0) == 0 && r.ok)
+      std::printf("diagnostic %s %lld x %lld x %lld: %.0f TFLOP/s\n", r.impl.c_str(), (long long)r.p.m, (long long)r.p.n,
+                  (long long)r.p.k, tflops(r));
+  std::vector<result> pairs;
+  for (const auto& r : results)
+    if (r.impl.rfind("bare", 0) != 0) pairs.push_back(r);
+  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    const result &ours = pairs[i], &theirs = pairs[i + 1];
     const auto cell = [](const result& r) { return r.ok ? std::to_string(int(std::lround(tflops(r)))) : std::string("error"); };
     std::string ratio = "-";
     if (ours.ok && theirs.ok) {

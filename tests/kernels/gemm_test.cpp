@@ -98,13 +98,17 @@ const std::vector<dims> tensor_core_shapes = {{0, 200, 264, 328}, {0, 256, 128, 
                                               {0, 17, 128, 64},   {0, 128, 8, 64},     {0, 130, 136, 100}};
 
 template <class T, class TC>
-void check_exact_on(const ct::device& dev, const std::vector<dims>& list) {
+void check_exact_on(const ct::device& dev, const std::vector<dims>& list,
+                    kn::gemm_tiling tiles = kn::gemm_tiling::automatic) {
   for (const dims& d : list) {
-    SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>());
+    SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>() + " tiles " +
+                 std::to_string(int(tiles)));
     const dims dc = counted(d);
     const auto a = small_ints<T>(batched(d, d.m, d.k), dev), b = small_ints<T>(batched(d, d.k, d.n), dev);
     auto c = poisoned<TC>(batched(d, d.m, d.n), dev);
-    kn::gemm(ct::default_stream(dev), c, a, b).wait();
+    kn::gemm_args<TC> args;
+    args.tiles = tiles;
+    kn::gemm(ct::default_stream(dev), c, a, b, args).wait();
     const auto want = reference_product(host_f64(a), host_f64(b), dc).c;
     EXPECT_TRUE(all_equal(host_f64(c), reference(want.size(), [&](std::size_t i) { return round_to<TC>(want[i]); })));
   }
@@ -116,6 +120,26 @@ TEST_P(gemm, small_integers_are_exact_f32_to_f16) { check_exact_on<float, ct::f1
 TEST_P(gemm, tensor_core_shapes_are_exact) {
   check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes);
   check_exact_on<ct::f16, float>(dev(), tensor_core_shapes);
+}
+
+// Each tensor-core configuration by name, on a Hopper GPU (automatic picks one of them); on
+// other devices naming one is refused with a message, and the output is left alone.
+TEST_P(gemm, tensor_core_configurations_by_name) {
+  const bool hopper = dev().is_cuda() && dev().compute_capability() == 90;
+  for (const auto tiles : {kn::gemm_tiling::wgmma, kn::gemm_tiling::wgmma_paired}) {
+    if (hopper) {
+      check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes, tiles);
+      check_exact_on<ct::f16, float>(dev(), {{0, 136, 128, 72}, {0, 200, 264, 328}}, tiles);
+      continue;
+    }
+    const auto a = small_ints<ct::bf16>({8, 16}, dev()), b = small_ints<ct::bf16>({16, 4}, dev());
+    auto c = poisoned<ct::bf16>({8, 4}, dev());
+    kn::gemm_args<ct::bf16> args;
+    args.tiles = tiles;
+    EXPECT_THAT([&] { kn::gemm(ct::default_stream(dev()), c, a, b, args).wait(); },
+                ThrowsMessage<ct::error>(HasSubstr("tensor-core tiles need bf16 or f16 inputs and a Hopper GPU")));
+    EXPECT_TRUE(std::isnan(host_f64(c)[0])) << "the refused call wrote its output";
+  }
 }
 
 template <class T, class TC>

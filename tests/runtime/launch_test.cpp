@@ -78,6 +78,34 @@ TEST_P(launch_checks, empty_output_runs_nothing) {
   EXPECT_TRUE(y.to_host().empty());
 }
 
+// Row sums plus 1000 x the tile block's index, with Blocks tile blocks per CTA (ct::co_schedule):
+// each tile block must see its own ct::bid(), barriers and arena (the sum crosses warps), and
+// the tile past the partition's end that an odd tile count leaves in the last CTA writes nothing.
+template <int Blocks>
+struct co_scheduled_row_sums {
+  static constexpr ct::co_schedule co_schedule{0, Blocks};
+  CT_TILE void operator()(ct::out<float, ct::shape<4, 1>> y, ct::in<float, 2> x) const {
+    const auto rows = x.tiled(ct::shape<4, 1024>{}).load(ct::bid(0), 0);
+    y.store(ct::sum(rows, ct::axis<1>, ct::keepdims) + float(1000 * ct::bid(0) + ct::num_blocks(0)));
+  }
+};
+
+TEST_P(launch_checks, co_scheduled_tile_blocks_keep_their_own_index_barrier_and_arena) {
+  const ct::index_t rows = 27, cols = 1000;  // 7 tiles of 4 rows: the last CTA's second tile is empty
+  const auto x = ct::randn<float>({rows, cols}, fresh_seed(), 1.0, dev());
+  auto alone = poisoned<float>({rows, 1}, dev()), paired = poisoned<float>({rows, 1}, dev());
+  ct::launch(co_scheduled_row_sums<1>{}, alone.partition(ct::shape<4, 1>{}), x).wait();
+  ct::launch(co_scheduled_row_sums<2>{}, paired.partition(ct::shape<4, 1>{}), x).wait();
+  const auto hx = host_f64(x), a = host_f64(alone), p = host_f64(paired);
+  for (ct::index_t r = 0; r < rows; ++r) {
+    double s = 0, scale = 0;
+    for (ct::index_t c = 0; c < cols; ++c) s += hx[std::size_t(r * cols + c)], scale += std::fabs(hx[std::size_t(r * cols + c)]);
+    const double want = s + 1000.0 * double(r / 4) + 7.0;
+    EXPECT_NEAR(a[std::size_t(r)], want, 1e-4 * scale + 1e-3) << "row " << r << ", one tile block per CTA";
+    EXPECT_EQ(p[std::size_t(r)], a[std::size_t(r)]) << "row " << r << ": two per CTA differ from one";
+  }
+}
+
 CT_INSTANTIATE_ON_DEVICES(launch_checks);
 
 // Needs a GPU in either binary: the device check comes before any backend is chosen.

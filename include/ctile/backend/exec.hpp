@@ -14,9 +14,15 @@ CT_HD inline int thread_index() {
 #endif
 }
 
+// A barrier of the tile block's threads: the whole CTA, or with co-scheduled tile blocks the
+// block's own named barrier (1 + its slot; 0 stays the CTA's).
 CT_HD inline void sync_block() {
 #if defined(__CUDA_ARCH__)
-  __syncthreads();
+  // Immediate barrier ids, so that a kernel reserves only the barriers it names (at most 2
+  // co-scheduled tile blocks).
+  if (!cuda::co_scheduled()) __syncthreads();
+  else if (cuda::slot() == 0) asm volatile("bar.sync 1, %0;\n" ::"n"(config::gpu_block_threads) : "memory");
+  else asm volatile("bar.sync 2, %0;\n" ::"n"(config::gpu_block_threads) : "memory");
 #endif
 }
 
@@ -59,7 +65,9 @@ CT_HD inline T shfl_idx(T x, [[maybe_unused]] int src, [[maybe_unused]] int widt
 
 CT_HD inline int block_id(int axis) {
 #if defined(__CUDA_ARCH__)
-  return axis == 0 ? int(blockIdx.x) : axis == 1 ? int(blockIdx.y) : int(blockIdx.z);
+  const int cta = axis == 0 ? int(blockIdx.x) : axis == 1 ? int(blockIdx.y) : int(blockIdx.z);
+  if (!cuda::co_scheduled() || axis != cuda::context().axis) return cta;
+  return cta * int(blockDim.y) + cuda::slot();
 #else
   return cpu::current_block().bid[axis];
 #endif
@@ -67,6 +75,7 @@ CT_HD inline int block_id(int axis) {
 
 CT_HD inline int grid_blocks(int axis) {
 #if defined(__CUDA_ARCH__)
+  if (cuda::co_scheduled() && axis == cuda::context().axis) return cuda::context().extent;
   return axis == 0 ? int(gridDim.x) : axis == 1 ? int(gridDim.y) : int(gridDim.z);
 #else
   return cpu::current_block().num_blocks[axis];

@@ -5,6 +5,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "ctile/core/schedule.hpp"
+
 namespace ct::detail {
 
 template <class F>
@@ -62,6 +64,18 @@ template <class K>
 constexpr std::size_t kernel_shared_bytes() {
   if constexpr (has_shared_bytes<K>::value) return std::size_t(K::shared_bytes);
   else return 0;
+}
+
+template <class K, class = void>
+struct has_co_schedule : std::false_type {};
+template <class K>
+struct has_co_schedule<K, std::void_t<decltype(K::co_schedule)>> : std::true_type {};
+
+// How a GPU launch of K places tile blocks on CTAs: K::co_schedule when declared, else one each.
+template <class K>
+constexpr ct::co_schedule kernel_co_schedule() {
+  if constexpr (has_co_schedule<K>::value) return K::co_schedule;
+  else return ct::co_schedule{};
 }
 
 }  // namespace ct::detail

@@ -134,6 +134,23 @@ CT_HD auto load_stage(const View& view, const coord<R>& t, index_t k) {
   return staged<decltype(view.load_at(at))>(view.load_at(at));
 }
 
+template <class X>
+struct first_stage_element;
+template <class View, class Map, class... Rest>
+struct first_stage_element<stage_list<stage_spec<View, Map>, Rest...>> {
+  using type = std::remove_cvref_t<decltype(*std::declval<View>().data)>;
+};
+
+// The tile ct::pipelined returns: init's element type and shape; an f32 accumulator over 16-bit
+// operands is laid out as a 16-bit tile of its shape would be (8 elements a chunk), so that the
+// usual epilogue (operands loaded from 16-bit tensors, a 16-bit result stored) moves no data
+// between threads.
+template <class Acc, class T>
+using fold_result_t =
+    std::conditional_t<std::is_same_v<typename Acc::element_type, float> &&
+                           (std::is_same_v<T, bf16> || std::is_same_v<T, f16>),
+                       tile<float, typename Acc::shape_type, backend::natural_layout<T, typename Acc::shape_type>>, Acc>;
+
 #if CTILE_HAS_WGMMA
 template <class X>
 struct stage_traits;
@@ -163,17 +180,45 @@ __device__ coord<R> stage_origin(const Spec& spec, const coord<R>& t, index_t k)
   return origin;
 }
 
-// ct::pipelined on sm_90a (backend/sm90/wgmma_fold.hpp says how the ring runs).
-template <class Acc, class Body, class SpecA, class SpecB, int R>
-__device__ Acc run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
-                              const Acc& init, Body& body) {
+// Which grid axes a stage's index map ignores (bit a: moving the tile index along axis a
+// leaves the map's result unchanged), when the map can be evaluated at compile time; 0 when it
+// cannot. A stage whose map ignores the co-scheduled axis is loaded once for the whole CTA.
+template <class Map, int R>
+constexpr unsigned map_ignored_axes() {
+  if constexpr (requires { typename std::integral_constant<index_t, Map{}(coord<R>{}, 1)[0]>; }) {
+    unsigned mask = 0;
+    for (int axis = 0; axis < R; ++axis) {
+      bool same = true;
+      for (index_t k = 0; k < 3; ++k)
+        for (index_t base = 0; base < 3; ++base) {
+          coord<R> t0{}, t1{};
+          for (int i = 0; i < R; ++i) t0[i] = t1[i] = base;
+          t1[axis] = base + 1;
+          const auto a = Map{}(t0, k), b = Map{}(t1, k);
+          for (int i = 0; i < R; ++i) same = same && a[i] == b[i];
+        }
+      if (same) mask |= 1u << axis;
+    }
+    return mask;
+  } else {
+    return 0;
+  }
+}
+
+// ct::pipelined on sm_90a (backend/sm90/wgmma_fold.hpp says how the ring runs), by `Blocks`
+// co-scheduled tile blocks sharing the B stage (Blocks = 1: this tile block alone) in the ring
+// at `smem`. Every tile block of the CTA runs it with the same trip count.
+template <int Blocks, class Result, class Acc, class Body, class SpecA, class SpecB, int R>
+__device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
+                                 const Acc& init, Body& body, unsigned char* smem) {
   namespace sm90 = backend::sm90;
   using T = typename stage_traits<SpecA>::element_type;
   using SA = typename stage_traits<SpecA>::shape_type;
   using SB = typename stage_traits<SpecB>::shape_type;
-  using ring = sm90::ring<SA, SB>;
+  using ring = sm90::ring<SA, SB, Blocks>;
   using SC = typename Acc::shape_type;
   constexpr int BM = sm90::rows_of<SC>(), BN = sm90::cols_of<SC>(), S = ring::stages;
+  constexpr int threads = config::gpu_block_threads;
   using accumulator = sm90::wgmma_accumulator<BM, BN>;
   using staged_a = staged<sm90::smem_tile<T, SA>>;
   using staged_b = staged<sm90::smem_tile<T, SB>>;
@@ -181,45 +226,76 @@ __device__ Acc run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spe
                                                                  std::declval<staged_a>(), std::declval<staged_b>()))>,
                                in_flight<accumulator>>,
                 "ct::pipelined: the body must return ct::mma(a, b, acc) of its staged operands and accumulator");
+  // With a shared stage every barrier spans the CTA; alone, the tile block's own.
+  const auto barrier = [] {
+    if constexpr (Blocks > 1) __syncthreads();
+    else backend::sync_block();
+  };
+  const int slot = Blocks > 1 ? backend::cuda::slot() : 0;
+  const int thread = int(threadIdx.x);
 
-  unsigned char* smem = sm90::dynamic_smem();
   const std::uint32_t smem_addr = sm90::smem_address(smem);
   const auto issue = [&](index_t k) {
     if (k < trips) {
       unsigned char* stage = smem + std::uint32_t(k % S) * ring::stage_bytes;
       const coord<R> oa = stage_origin(spec_a, t, k), ob = stage_origin(spec_b, t, k);
-      sm90::stage_tile<T, SA>(stage, spec_a.view.data, spec_a.view.g, oa,
-                              sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa));
-      sm90::stage_tile<T, SB>(stage + ring::bytes_a, spec_b.view.data, spec_b.view.g, ob,
-                              sm90::copies_by_chunks(spec_b.view.data, spec_b.view.g, ob));
+      sm90::stage_tile<T, SA, threads>(stage + slot * ring::bytes_a, spec_a.view.data, spec_a.view.g, oa,
+                                       sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa), thread);
+      sm90::stage_tile<T, SB, threads * Blocks>(stage + ring::b_offset, spec_b.view.data, spec_b.view.g, ob,
+                                                sm90::copies_by_chunks(spec_b.view.data, spec_b.view.g, ob),
+                                                thread + slot * threads);
     }
     backend::sm80::cp_async_commit();  // an empty group past the end keeps the wait counts uniform
   };
-  for (int k = 0; k < S - 1; ++k) issue(k);
+  // The accumulator starts as init, moved into wgmma's register layout through this tile
+  // block's region of the (still idle) ring; rows padded by 8 floats so that a warp's accesses
+  // spread over the banks. The same region takes the result back out after the loop.
+  constexpr int ld = BN + 8;
+  constexpr std::uint32_t exchange_bytes = std::uint32_t(BM) * ld * 4;
+  static_assert(Blocks * exchange_bytes <= std::uint32_t(S) * ring::stage_bytes, "wgmma fold: accumulator exchange too big");
+  float* buf = reinterpret_cast<float*>(smem + slot * exchange_bytes);
   in_flight<accumulator> acc{accumulator{}};
+  {
+    CT_UNROLL
+    for (int s = 0; s < Acc::slots; ++s) {
+      if (!Acc::canonical(s)) continue;
+      const auto c = Acc::coord_of(s);
+      buf[int(c[R - 2]) * ld + int(c[R - 1])] = init.v[s];
+    }
+    backend::sync_block();
+    accumulator start;
+    CT_UNROLL
+    for (int h = 0; h < BM / 64; ++h)
+      CT_UNROLL
+      for (int i = 0; i < BN / 2; i += 2) {
+        const int row = 64 * h + sm90::wgmma_acc_row(thread, i), col = sm90::wgmma_acc_col(thread, i);
+        const float2 v = *reinterpret_cast<const float2*>(buf + row * ld + col);
+        start.d[h][i] = v.x;
+        start.d[h][i + 1] = v.y;
+      }
+    acc = in_flight<accumulator>(start);
+    barrier();  // every tile block has its start before the prologue's copies overwrite the ring
+  }
+  for (int k = 0; k < S - 1; ++k) issue(k);
   for (index_t k = 0; k < trips; ++k) {
     backend::sm80::cp_async_wait<S - 2>();  // this thread's copies of trip k have landed
     sm90::fence_proxy_async_shared();        // ... and are visible to wgmma's (async proxy) reads
-    backend::sync_block();                   // ... and so are every other thread's
+    barrier();                               // ... and so are every other thread's
     const std::uint32_t stage = smem_addr + std::uint32_t(k % S) * ring::stage_bytes;
     sm90::wgmma_fence();
-    acc = body(acc, staged_a(sm90::smem_tile<T, SA>{stage}), staged_b(sm90::smem_tile<T, SB>{stage + ring::bytes_a}));
+    acc = body(acc, staged_a(sm90::smem_tile<T, SA>{stage + slot * ring::bytes_a}),
+               staged_b(sm90::smem_tile<T, SB>{stage + ring::b_offset}));
     sm90::wgmma_commit();
     sm90::wgmma_wait<1>();  // trip k-1's batch is done in this warp ...
-    backend::sync_block();  // ... and in every warp: its stage may be refilled
+    barrier();              // ... and in every warp: its stage may be refilled
     issue(k + S - 1);
   }
   sm90::wgmma_wait<0>();
   backend::sm80::cp_async_wait<0>();
-  backend::sync_block();
+  barrier();
 
-  // The accumulator, from wgmma's register layout to Acc's, through the (now idle) ring; rows
-  // padded by 8 floats so that a warp's stores spread over the banks.
-  constexpr int ld = BN + 8;
-  static_assert(std::uint32_t(BM) * ld * 4 <= std::uint32_t(S) * ring::stage_bytes, "wgmma fold: accumulator exchange too big");
-  float* buf = reinterpret_cast<float*>(smem);
+  // The accumulator, from wgmma's register layout to Result's, through the idle ring again.
   const accumulator& d = acc.get(pipeline_key{});
-  const int thread = int(threadIdx.x);
   CT_UNROLL
   for (int h = 0; h < BM / 64; ++h)
     CT_UNROLL
@@ -228,25 +304,63 @@ __device__ Acc run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spe
       *reinterpret_cast<float2*>(buf + row * ld + col) = make_float2(d.d[h][i], d.d[h][i + 1]);
     }
   backend::sync_block();
-  Acc r;
+  // Result's chunks are 8 consecutive columns of one row: two 16-byte reads each.
+  using P = typename Result::layout_type;
+  static_assert(P::vec == 8, "wgmma fold: the result is laid out in 8-element chunks");
+  Result r;
   CT_UNROLL
-  for (int s = 0; s < Acc::slots; ++s) {
-    const auto c = Acc::coord_of(s);
-    r.v[s] = buf[int(c[R - 2]) * ld + int(c[R - 1])] + init.v[s];
+  for (int k = 0; k < P::chunks_per_thread; ++k) {
+    const auto c = Result::coord_of(k * 8);
+    const float* from = buf + int(c[R - 2]) * ld + int(c[R - 1]);
+    const float4 lo = *reinterpret_cast<const float4*>(from), hi = *reinterpret_cast<const float4*>(from + 4);
+    const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    CT_UNROLL
+    for (int e = 0; e < 8; ++e) r.v[k * 8 + e] = v[e];
   }
-  backend::sync_block();  // the ring may be refilled by a later fold
+  barrier();  // the ring may be refilled by a later fold
   return r;
+}
+
+// Runs the wgmma fold this launch can run; false when its shared memory is missing.
+template <class Result, class Acc, class Body, class SpecA, class SpecB, int R>
+__device__ bool try_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
+                               const Acc& init, Body& body, Result& result) {
+  namespace sm90 = backend::sm90;
+  using SA = typename stage_traits<SpecA>::shape_type;
+  using SB = typename stage_traits<SpecB>::shape_type;
+  constexpr std::uint32_t alone = sm90::ring<SA, SB, 1>::stages * sm90::ring<SA, SB, 1>::stage_bytes;
+  constexpr std::uint32_t paired = sm90::ring<SA, SB, 2>::stages * sm90::ring<SA, SB, 2>::stage_bytes;
+  constexpr unsigned b_ignores = map_ignored_axes<typename SpecB::map_type, R>();
+  if (!backend::cuda::co_scheduled()) {
+    unsigned char* smem = sm90::declared_smem(alone);
+    if (!smem) return false;
+    result = run_wgmma_fold<1, Result>(t, trips, spec_a, spec_b, init, body, smem);
+    return true;
+  }
+  // Two tile blocks in the CTA: they share B when its map ignores their axis, else each runs
+  // alone in its half of the ring (a CTA-uniform choice).
+  if (blockDim.y == 2 && ((b_ignores >> backend::cuda::context().axis) & 1u) != 0) {
+    unsigned char* smem = sm90::declared_smem(paired);
+    if (!smem) return false;
+    result = run_wgmma_fold<2, Result>(t, trips, spec_a, spec_b, init, body, smem);
+    return true;
+  }
+  unsigned char* smem = sm90::declared_smem(alone * blockDim.y);
+  if (!smem) return false;
+  result = run_wgmma_fold<1, Result>(t, trips, spec_a, spec_b, init, body, smem + backend::cuda::slot() * alone);
+  return true;
 }
 #endif  // CTILE_HAS_WGMMA
 
 template <class Acc, class Body, class... Specs, int R, std::size_t... I>
-CT_HD Acc run_pipelined(const coord<R>& t, index_t trips, const stage_list<Specs...>& st, const Acc& init, Body& body,
-                        std::index_sequence<I...>) {
+CT_HD auto run_pipelined(const coord<R>& t, index_t trips, const stage_list<Specs...>& st, const Acc& init, Body& body,
+                         std::index_sequence<I...>) {
   using result = decltype(body(std::declval<in_flight<Acc>>(),
                                load_stage<typename Specs::map_type>(st.specs.template get<I>().view, t, 0)...));
   static_assert(std::is_same_v<std::remove_cvref_t<result>, in_flight<Acc>>,
                 "ct::pipelined: the body must return the new accumulator, ct::mma(a, b, acc), with the "
                 "accumulator's type and shape");
+  using Result = fold_result_t<Acc, typename first_stage_element<stage_list<Specs...>>::type>;
 #if CTILE_HAS_WGMMA
   if constexpr (sizeof...(Specs) == 2) {
     const auto& spec_a = st.specs.template get<0>();
@@ -254,23 +368,30 @@ CT_HD Acc run_pipelined(const coord<R>& t, index_t trips, const stage_list<Specs
     using SpecA = std::remove_cvref_t<decltype(spec_a)>;
     using SpecB = std::remove_cvref_t<decltype(spec_b)>;
     if constexpr (wgmma_fold_applies<Acc, SpecA, SpecB>()) {
-      using SA = typename stage_traits<SpecA>::shape_type;
-      using SB = typename stage_traits<SpecB>::shape_type;
-      if (backend::sm90::ring_available<SA, SB>()) return run_wgmma_fold(t, trips, spec_a, spec_b, init, body);
+      Result r;
+      if (try_wgmma_fold(t, trips, spec_a, spec_b, init, body, r)) return r;
+      // No plain-loop fallback here: a 128-row SIMT tile costs minutes of compile time and
+      // would never be fast. Failing the launch names the missing declaration instead.
+      __assert_fail("ct::pipelined: this fold runs on wgmma and stages its operands in the kernel's dynamic "
+                    "shared memory; declare static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes "
+                    "in the kernel (times the blocks of its ct::co_schedule)",
+                    "ct::pipelined", 0, "tile kernel");
+      return r;
     }
   }
 #endif
   in_flight<Acc> acc(init);
   for (index_t k = 0; k < trips; ++k)
     acc = body(acc, load_stage<typename Specs::map_type>(st.specs.template get<I>().view, t, k)...);
-  return acc.get(pipeline_key{});
+  return backend::relayout<typename Result::layout_type>(acc.get(pipeline_key{}));
 }
 
 }  // namespace detail
 
-// acc = init; for k in [0, trips): acc = body(acc, staged operands of trip k); the final acc.
+// acc = init; for k in [0, trips): acc = body(acc, staged operands of trip k); the final acc, a
+// tile with init's element type and shape.
 template <int R, class... Specs, class Acc, class Body>
-CT_HD Acc pipelined(const coord<R>& tile_index, index_t trips, const stage_list<Specs...>& st, const Acc& init,
+CT_HD auto pipelined(const coord<R>& tile_index, index_t trips, const stage_list<Specs...>& st, const Acc& init,
                     Body body) {
   static_assert(is_tile_v<Acc>, "ct::pipelined: the initial accumulator must be a tile (e.g. ct::zeros)");
   return detail::run_pipelined(tile_index, trips, st, init, body, std::index_sequence_for<Specs...>{});

@@ -21,6 +21,15 @@ struct identity {
   CT_HD X operator()(const X& x) const { return x; }
 };
 
+// Which tile configuration runs: the heuristic's choice, or one named (for benchmarks and tests;
+// a tensor-core configuration needs a Hopper GPU and 16-bit inputs, and is refused otherwise).
+enum class gemm_tiling {
+  automatic,
+  simt,          // 64 x 64 x 32 (16 x 64 x 64 when M <= 16) on the SIMT path
+  wgmma,         // 128 x 128 x 64, one tile block per CTA
+  wgmma_paired,  // 128 x 128 x 64, two tile blocks per CTA sharing each B stage
+};
+
 template <class TC>
 struct gemm_args {
   float alpha = 1.0f;
@@ -28,22 +37,24 @@ struct gemm_args {
   const ct::tensor<TC>* residual = nullptr;   // like c; a tensor other than c (outputs are not read)
   const ct::tensor<TC>* bias = nullptr;       // [N], added to every row
   bool allow_tf32 = false;                    // f32 inputs: round them to tf32 for the products
+  gemm_tiling tiles = gemm_tiling::automatic;
 };
 
 namespace detail {
 
-template <int BM, int BN, int BK, std::size_t SharedBytes = 0>
+template <int BM, int BN, int BK, std::size_t SharedBytes = 0, int Paired = 1>
 struct gemm_config {
   static constexpr int bm = BM, bn = BN, bk = BK;
   static constexpr std::size_t shared_bytes = SharedBytes;
+  static constexpr ct::co_schedule co_schedule{1, Paired};  // neighbours along M share B
 };
 
 // Tile index (batch, m, n) and trip k -> the operand tiles of that trip.
 struct a_tile_at {
-  CT_HD ct::coord<3> operator()(const ct::coord<3>& t, index_t k) const { return {{t[0], t[1], k}}; }
+  CT_HD constexpr ct::coord<3> operator()(const ct::coord<3>& t, index_t k) const { return {{t[0], t[1], k}}; }
 };
 struct b_tile_at {
-  CT_HD ct::coord<3> operator()(const ct::coord<3>& t, index_t k) const { return {{t[0], k, t[2]}}; }
+  CT_HD constexpr ct::coord<3> operator()(const ct::coord<3>& t, index_t k) const { return {{t[0], k, t[2]}}; }
 };
 
 template <class T, class TC, class Act, class Cfg, bool Tf32>
@@ -51,6 +62,7 @@ struct gemm_tiles {
   static constexpr const char* name = "ct_kernels_gemm";
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
   static constexpr std::size_t shared_bytes = Cfg::shared_bytes;  // the staged operand ring, if any
+  static constexpr ct::co_schedule co_schedule = Cfg::co_schedule;
   CT_TILE void operator()(ct::out<TC, ct::shape<1, BM, BN>> c, ct::in<T, 3> a, ct::in<T, 3> b,
                           ct::in<TC, 3> residual, ct::in<TC, 3> bias, float alpha, float beta, int has_bias) const {
     const auto t = c.tile_index();
@@ -74,6 +86,7 @@ struct gemm_tiles {
 // (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles gain
 // little and multiply the device compile time.
 using gemm_wgmma = gemm_config<128, 128, 64, ct::pipeline_shared_bytes>;
+using gemm_wgmma_paired = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2>;
 using gemm_square = gemm_config<64, 64, 32>;
 using gemm_short_m = gemm_config<16, 64, 64>;
 
@@ -142,14 +155,22 @@ ct::pending gemm_launch(const ct::stream& s, ct::tensor<TC>& c3, const ct::tenso
 template <class T, class TC, class Act, bool Tf32>
 ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<T>& a3, const ct::tensor<T>& b3,
                       const ct::tensor<TC>& residual3, const ct::tensor<TC>& bias3, float alpha, float beta,
-                      bool has_bias) {
-  if (gemm_use_short_m(c3.extent(1)))
-    return gemm_launch<T, TC, Act, gemm_short_m, Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
-  if constexpr (!std::is_same_v<T, float>) {
-    if (gemm_use_wgmma(s.dev()))
-      return gemm_launch<T, TC, Act, gemm_wgmma, Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
+                      bool has_bias, gemm_tiling tiles) {
+  const auto run = [&](auto cfg) {
+    return gemm_launch<T, TC, Act, decltype(cfg), Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
+  };
+  constexpr bool sixteen_bit = !std::is_same_v<T, float>;
+  const bool hopper = gemm_use_wgmma(s.dev());
+  if (tiles == gemm_tiling::wgmma || tiles == gemm_tiling::wgmma_paired)
+    require(sixteen_bit && hopper, "gemm: the tensor-core tiles need bf16 or f16 inputs and a Hopper GPU (" +
+                                       s.dev().description() + ")");
+  if constexpr (sixteen_bit) {
+    if (tiles == gemm_tiling::wgmma) return run(gemm_wgmma{});
+    if (tiles == gemm_tiling::wgmma_paired) return run(gemm_wgmma_paired{});
+    if (tiles == gemm_tiling::automatic && hopper && !gemm_use_short_m(c3.extent(1))) return run(gemm_wgmma_paired{});
   }
-  return gemm_launch<T, TC, Act, gemm_square, Tf32>(s, c3, a3, b3, residual3, bias3, alpha, beta, has_bias);
+  if (gemm_use_short_m(c3.extent(1))) return run(gemm_short_m{});
+  return run(gemm_square{});
 }
 
 }  // namespace detail
@@ -173,9 +194,11 @@ ct::pending gemm(const ct::stream& s, ct::tensor<TC>& c, const ct::tensor<T>& a,
   const ct::tensor<TC> bias3 = has_bias ? args.bias->unsqueeze(0).unsqueeze(0) : placeholder.view();
   if constexpr (std::is_same_v<T, float>) {
     if (args.allow_tf32)
-      return detail::gemm_pick<T, TC, Act, true>(s, c3, a3, b3, residual3, bias3, args.alpha, args.beta, has_bias);
+      return detail::gemm_pick<T, TC, Act, true>(s, c3, a3, b3, residual3, bias3, args.alpha, args.beta, has_bias,
+                                                 args.tiles);
   }
-  return detail::gemm_pick<T, TC, Act, false>(s, c3, a3, b3, residual3, bias3, args.alpha, args.beta, has_bias);
+  return detail::gemm_pick<T, TC, Act, false>(s, c3, a3, b3, residual3, bias3, args.alpha, args.beta, has_bias,
+                                              args.tiles);
 }
 
 }  // namespace ct::kernels

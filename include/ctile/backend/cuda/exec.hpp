@@ -6,17 +6,41 @@
 #if defined(__CUDACC__)
 namespace ct::backend::cuda {
 
+// A CTA runs blockDim.y tile blocks (ct::co_schedule), tile block y on threads (0..127, y).
+__device__ inline int slot() { return int(threadIdx.y); }
+__device__ inline bool co_scheduled() { return blockDim.y > 1; }
+
+// The kernel's dynamic shared memory. With co-scheduled tile blocks it starts with the CTA's
+// context (1 KiB, so that what follows stays 1024-byte aligned), then the kernel's own
+// shared_bytes (the pipeline ring), then the arenas of tile blocks 1, 2, ...
+__device__ inline unsigned char* dynamic_smem() {
+  extern __shared__ __align__(1024) unsigned char ctile_dynamic_smem[];
+  return ctile_dynamic_smem;
+}
+struct cta_context {
+  int axis;              // the co-scheduled grid axis
+  int extent;            // tile blocks along it (the partition's count; the grid is rounded up)
+  unsigned ring_bytes;   // the kernel's shared_bytes
+};
+inline constexpr unsigned cta_context_bytes = 1024;
+__device__ inline cta_context& context() { return *reinterpret_cast<cta_context*>(dynamic_smem()); }
+
+// The part of dynamic shared memory the kernel declared (shared_bytes), for ct::pipelined.
+__device__ inline unsigned char* kernel_smem() { return dynamic_smem() + (co_scheduled() ? cta_context_bytes : 0); }
+
 __device__ inline unsigned char* arena() {
   __shared__ alignas(16) unsigned char buf[config::arena_bytes];
-  return buf;
+  if (threadIdx.y == 0) return buf;
+  return kernel_smem() + context().ring_bytes + (threadIdx.y - 1) * unsigned(config::arena_bytes);
 }
 
 // 16 bytes per thread for the warp-cooperative loads and stores of misaligned rows
-// (backend/memory.hpp). Apart from the arena, so that each warp may use its own 512 bytes with
-// only warp-level synchronisation while other warps exchange through the arena.
+// (backend/memory.hpp), for up to two co-scheduled tile blocks. Apart from the arena, so that
+// each warp may use its own 512 bytes with only warp-level synchronisation while other warps
+// exchange through the arena.
 __device__ inline unsigned char* staging() {
-  __shared__ alignas(16) unsigned char buf[config::gpu_block_threads * 16];
-  return buf;
+  __shared__ alignas(16) unsigned char buf[2 * config::gpu_block_threads * 16];
+  return buf + threadIdx.y * (config::gpu_block_threads * 16);
 }
 
 // Shuffles any trivially copyable value, one 32-bit word at a time.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ctile/backend/cuda/exec.hpp"
 #include "ctile/core/config.hpp"
 #include "ctile/core/error.hpp"
 #include "ctile/runtime/kernel_traits.hpp"
@@ -22,6 +23,16 @@ __global__ void __launch_bounds__(config::gpu_block_threads) kernel_entry(K kern
   kernel(views...);
 }
 
+// Co-scheduled tile blocks (ct::co_schedule): Blocks warpgroups per CTA, one tile block each.
+// The CTA's context goes to the start of dynamic shared memory before any tile code runs.
+template <int Blocks, class K, class... V>
+__global__ void __launch_bounds__(config::gpu_block_threads * Blocks, 1)
+    kernel_entry_co(K kernel, int axis, int extent, unsigned ring_bytes, V... views) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) context() = cta_context{axis, extent, ring_bytes};
+  __syncthreads();
+  kernel(views...);
+}
+
 // Dynamic shared memory above 48 KiB must be allowed per kernel (and, to be safe, per device)
 // before the launch. The launch itself then says whether the device has that much.
 template <class Entry>
@@ -30,8 +41,13 @@ void allow_shared_bytes(const std::string& name, const ct::stream& s, Entry entr
   const int d = s.dev().ordinal();
   const std::uint64_t bit = d < 64 ? std::uint64_t(1) << d : 0;
   if (bit != 0 && (allowed.load(std::memory_order_relaxed) & bit) != 0) return;
-  const cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry),
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+  cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+  // And the largest shared-memory carveout, so that as many CTAs fit an SM as the shared memory
+  // allows (two 113 KiB GEMM tile blocks need all 228 KiB) rather than what the driver guesses.
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry), cudaFuncAttributePreferredSharedMemoryCarveout,
+                               int(cudaSharedmemCarveoutMaxShared));
   if (err != cudaSuccess)
     throw ct::error("kernel '" + name + "' asks for " + std::to_string(bytes) + " bytes of dynamic shared memory, which " +
                     s.dev().name() + " does not allow: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
@@ -41,11 +57,23 @@ void allow_shared_bytes(const std::string& name, const ct::stream& s, Entry entr
 template <class K, class... V>
 void enqueue(const ct::stream& s, const std::string& name, const K& kernel, const int (&grid)[3],
              const V&... views) {
-  const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
   auto cs = static_cast<cudaStream_t>(s.native());
   constexpr std::size_t shared_bytes = ct::detail::kernel_shared_bytes<K>();
-  if constexpr (shared_bytes > 0) allow_shared_bytes(name, s, kernel_entry<K, V...>, shared_bytes);
-  kernel_entry<K, V...><<<g, config::gpu_block_threads, shared_bytes, cs>>>(kernel, views...);
+  constexpr ct::co_schedule co = ct::detail::kernel_co_schedule<K>();
+  static_assert(co.blocks == 1 || co.blocks == 2, "ct::co_schedule: blocks must be 1 or 2");
+  static_assert(co.axis >= 0 && co.axis <= 2, "ct::co_schedule: axis must be 0, 1 or 2");
+  if constexpr (co.blocks == 1) {
+    const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
+    if constexpr (shared_bytes > 0) allow_shared_bytes(name, s, kernel_entry<K, V...>, shared_bytes);
+    kernel_entry<K, V...><<<g, config::gpu_block_threads, shared_bytes, cs>>>(kernel, views...);
+  } else {
+    unsigned g[3] = {unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
+    g[co.axis] = (g[co.axis] + co.blocks - 1) / co.blocks;
+    constexpr std::size_t bytes = cta_context_bytes + shared_bytes + (co.blocks - 1) * std::size_t(config::arena_bytes);
+    allow_shared_bytes(name, s, kernel_entry_co<co.blocks, K, V...>, bytes);
+    kernel_entry_co<co.blocks, K, V...><<<dim3{g[0], g[1], g[2]}, dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks)},
+                                          bytes, cs>>>(kernel, co.axis, grid[co.axis], unsigned(shared_bytes), views...);
+  }
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
     throw ct::error("launch of kernel '" + name + "' on " + s.dev().name() + " failed: " +

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ctile/backend/cuda/exec.hpp"
 #include "ctile/backend/memory.hpp"
 #include "ctile/backend/sm80/mma_sync.hpp"
 #include "ctile/backend/sm90/wgmma.hpp"
@@ -74,33 +75,34 @@ constexpr bool fold_eligible() {
            cols_of<SB>() == cols_of<SAcc>();
 }
 
-// Ring geometry of a fold over operand tiles SA and SB of 16-bit elements.
-template <class SA, class SB>
+// Ring geometry of a fold over operand tiles SA and SB of 16-bit elements, run by `Blocks`
+// co-scheduled tile blocks (ct::co_schedule) that share the B tile: a stage holds each block's
+// A tile, then the one B tile. Blocks x ct::pipeline_shared_bytes of ring, at most 4 stages.
+template <class SA, class SB, int Blocks>
 struct ring {
   static constexpr std::uint32_t bytes_a = rows_of<SA>() * cols_of<SA>() * 2;
   static constexpr std::uint32_t bytes_b = rows_of<SB>() * cols_of<SB>() * 2;
-  static constexpr std::uint32_t stage_bytes = bytes_a + bytes_b;
-  static constexpr int stages = int(pipeline_shared_bytes / stage_bytes) > 4 ? 4 : int(pipeline_shared_bytes / stage_bytes);
+  static constexpr std::uint32_t b_offset = Blocks * bytes_a;
+  static constexpr std::uint32_t stage_bytes = Blocks * bytes_a + bytes_b;
+  static constexpr std::uint32_t ring_bytes = std::uint32_t(Blocks * pipeline_shared_bytes);
+  static constexpr int stages = int(ring_bytes / stage_bytes) > 4 ? 4 : int(ring_bytes / stage_bytes);
   static_assert(stages >= 2, "wgmma fold: two stages must fit ct::pipeline_shared_bytes");
 };
 
 #if CTILE_HAS_WGMMA
 
-__device__ inline unsigned char* dynamic_smem() {
-  extern __shared__ __align__(1024) unsigned char ctile_dynamic_smem[];
-  return ctile_dynamic_smem;
-}
 __device__ inline std::uint32_t dynamic_smem_size() {
   std::uint32_t n;
   asm volatile("mov.u32 %0, %%dynamic_smem_size;\n" : "=r"(n));
   return n;
 }
 
-// Whether this launch gave the ring its shared memory, 1024-byte aligned (the swizzle atoms).
-template <class SA, class SB>
-__device__ inline bool ring_available() {
-  return dynamic_smem_size() >= ring<SA, SB>::stages * ring<SA, SB>::stage_bytes &&
-         smem_address(dynamic_smem()) % 1024u == 0;
+// The shared memory the kernel declared (its shared_bytes), if this launch gave it at least
+// `need` bytes, 1024-byte aligned (the swizzle atoms); else null.
+__device__ inline unsigned char* declared_smem(std::uint32_t need) {
+  unsigned char* base = cuda::kernel_smem();
+  const std::uint32_t have = cuda::co_scheduled() ? cuda::context().ring_bytes : dynamic_smem_size();
+  return have >= need && smem_address(base) % 1024u == 0 ? base : nullptr;
 }
 
 // Whether the tile at `origin` of a view can go by 16-byte cp.async chunks: unit stride on the
@@ -114,22 +116,22 @@ __device__ inline bool copies_by_chunks(const T* data, const global_view<R>& g, 
 }
 
 // Stages the [R, C] tile of a view at `origin` into shared memory at `dst` (the layout of
-// smem_tile). Elements outside the tensor become zero. By cp.async when `chunks` (the caller
-// waits), else by plain loads and stores (complete on return).
+// smem_tile), by threads t = 0 .. Threads-1. Elements outside the tensor become zero. By
+// cp.async when `chunks` (the caller waits), else by plain loads and stores (complete on return).
 //
-// Thread t moves chunk column t % (C/8) of rows t / (C/8) + j * (128 / (C/8)): a fixed column,
+// Thread t moves chunk column t % (C/8) of rows t / (C/8) + j * (Threads / (C/8)): a fixed column,
 // rows a fixed distance apart, and (that distance being a multiple of 8) a fixed swizzle, so
 // each further chunk is one pointer step and one shared-memory offset step.
-template <class T, class S, int R>
+template <class T, class S, int Threads, int R>
 __device__ inline void stage_tile(unsigned char* dst, const T* data, const global_view<R>& g, const coord<R>& origin,
-                                  bool chunks) {
+                                  bool chunks, int t) {
   constexpr int rows = rows_of<S>(), cols = cols_of<S>(), chunks_per_row = cols / 8;
-  constexpr int threads = config::gpu_block_threads;
+  constexpr int threads = Threads;
   static_assert(chunks_per_row <= threads && threads % chunks_per_row == 0 && rows % (threads / chunks_per_row) == 0,
                 "wgmma fold: the tile's 16-byte chunks must spread evenly over the threads");
   constexpr int row_step = threads / chunks_per_row, passes = rows / row_step;
   static_assert(row_step % 8 == 0, "wgmma fold: rows a thread moves must share one swizzle phase");
-  const int t = int(threadIdx.x), chunk = t % chunks_per_row, row0 = t / chunks_per_row;
+  const int chunk = t % chunks_per_row, row0 = t / chunks_per_row;
   unsigned char* to = dst + (chunk / 8) * rows * 128 + swizzle128_offset(unsigned(row0), unsigned(chunk % 8) * 16u);
   const T* base = data;
   bool batch_inside = true;
