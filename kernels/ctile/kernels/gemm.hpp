@@ -4,7 +4,8 @@
 //   inputs bf16, f16 or f32; output bf16, f16 or f32; residual like c, bias [N], both optional;
 //   f32 inputs multiply exactly in f32 unless tf32 is asked for (gemm_args::allow_tf32).
 // The main loop is a ct::pipelined fold over K tiles, so the backend may stage the operands
-// ahead (docs/design/gemm-plan.md); on the CPU and on today's GPU path it is the plain loop
+// ahead: on sm_90a with 16-bit inputs it runs on wgmma from a cp.async ring, two tile blocks per
+// CTA sharing B (docs/backend.md); on the CPU and other GPUs it is the plain loop
 // acc = ct::mma(a tile, b tile, acc), bit for bit.
 #pragma once
 #include <mutex>
@@ -92,7 +93,8 @@ using gemm_short_m = gemm_config<16, 64, 64>;
 
 inline bool gemm_use_short_m(index_t m) { return m <= 16; }
 
-// Whether the wgmma configuration runs on `dev`: a Hopper GPU (the binary's sm_90a code).
+// Whether the wgmma configurations are chosen on `dev`: a Hopper GPU. A binary built without
+// sm_90a code runs the same 128 x 128 tiles as a plain SIMT loop there: correct, slow.
 inline bool gemm_use_wgmma(const ct::device& dev) { return dev.is_cuda() && dev.compute_capability() == 90; }
 
 // The one-element tensor an absent epilogue input binds to (an output is not readable, so c
