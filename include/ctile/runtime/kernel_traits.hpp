@@ -53,28 +53,18 @@ std::string kernel_name() {
   else return demangle(typeid(K).name());
 }
 
-template <class K, class = void>
-struct has_shared_bytes : std::false_type {};
-template <class K>
-struct has_shared_bytes<K, std::void_t<decltype(K::shared_bytes)>> : std::true_type {};
-
 // Dynamic shared memory a GPU launch of K gets: K::shared_bytes when the kernel declares it (for
 // the staged operand ring of ct::pipelined, ct::pipeline_shared_bytes), else none.
 template <class K>
 constexpr std::size_t kernel_shared_bytes() {
-  if constexpr (has_shared_bytes<K>::value) return std::size_t(K::shared_bytes);
+  if constexpr (requires { K::shared_bytes; }) return std::size_t(K::shared_bytes);
   else return 0;
 }
-
-template <class K, class = void>
-struct has_co_schedule : std::false_type {};
-template <class K>
-struct has_co_schedule<K, std::void_t<decltype(K::co_schedule)>> : std::true_type {};
 
 // How a GPU launch of K places tile blocks on CTAs: K::co_schedule when declared, else one each.
 template <class K>
 constexpr ct::co_schedule kernel_co_schedule() {
-  if constexpr (has_co_schedule<K>::value) return K::co_schedule;
+  if constexpr (requires { K::co_schedule; }) return K::co_schedule;
   else return ct::co_schedule{};
 }
 

@@ -19,6 +19,7 @@
 // On the CPU backend, and on the GPU until the staged paths exist (issue 6), it is that plain
 // loop: the same loads, the same ct::mma, the same bits.
 #pragma once
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -134,11 +135,14 @@ CT_HD auto load_stage(const View& view, const coord<R>& t, index_t k) {
   return staged<decltype(view.load_at(at))>(view.load_at(at));
 }
 
+// A stage's element type, tile shape and padding.
 template <class X>
-struct first_stage_element;
-template <class View, class Map, class... Rest>
-struct first_stage_element<stage_list<stage_spec<View, Map>, Rest...>> {
-  using type = std::remove_cvref_t<decltype(*std::declval<View>().data)>;
+struct stage_traits;
+template <class Map, class T, class S, int R, class Pad>
+struct stage_traits<stage_spec<tiled_view<T, S, R, Pad>, Map>> {
+  using element_type = T;
+  using shape_type = S;
+  static constexpr bool zero_padded = Pad::mode == padding_mode::zero;
 };
 
 // The tile ct::pipelined returns: init's element type and shape; an f32 accumulator over 16-bit
@@ -152,14 +156,6 @@ using fold_result_t =
                        tile<float, typename Acc::shape_type, backend::natural_layout<T, typename Acc::shape_type>>, Acc>;
 
 #if CTILE_HAS_WGMMA
-template <class X>
-struct stage_traits;
-template <class Map, class T, class S, int R, class Pad>
-struct stage_traits<stage_spec<tiled_view<T, S, R, Pad>, Map>> {
-  using element_type = T;
-  using shape_type = S;
-  static constexpr bool zero_padded = Pad::mode == padding_mode::zero;
-};
 
 // Whether a fold of two stages into Acc runs as a wgmma fold on this (sm_90a) device pass.
 template <class Acc, class SpecA, class SpecB>
@@ -360,7 +356,7 @@ CT_HD auto run_pipelined(const coord<R>& t, index_t trips, const stage_list<Spec
   static_assert(std::is_same_v<std::remove_cvref_t<result>, in_flight<Acc>>,
                 "ct::pipelined: the body must return the new accumulator, ct::mma(a, b, acc), with the "
                 "accumulator's type and shape");
-  using Result = fold_result_t<Acc, typename first_stage_element<stage_list<Specs...>>::type>;
+  using Result = fold_result_t<Acc, typename stage_traits<std::tuple_element_t<0, std::tuple<Specs...>>>::element_type>;
 #if CTILE_HAS_WGMMA
   if constexpr (sizeof...(Specs) == 2) {
     const auto& spec_a = st.specs.template get<0>();

@@ -10,7 +10,7 @@
 // So S-1 trips of loads and one batch of tensor-core work are in flight while the loop runs.
 // The ring lives in the kernel's dynamic shared memory (ct::pipeline_shared_bytes, declared by
 // the kernel as `static constexpr std::size_t shared_bytes`); ct::pipelined checks at run time
-// that it is there and otherwise runs the plain loop.
+// that it is there and otherwise fails the launch with an assert naming the declaration.
 //
 // Staged tiles are stored with their last axis (the one contiguous in memory for row-major
 // tensors) as the swizzled axis: an [R, C] tile is C/64 panels of R rows x 128 bytes. So an A
@@ -126,10 +126,9 @@ template <class T, class S, int Threads, int R>
 __device__ inline void stage_tile(unsigned char* dst, const T* data, const global_view<R>& g, const coord<R>& origin,
                                   bool chunks, int t) {
   constexpr int rows = rows_of<S>(), cols = cols_of<S>(), chunks_per_row = cols / 8;
-  constexpr int threads = Threads;
-  static_assert(chunks_per_row <= threads && threads % chunks_per_row == 0 && rows % (threads / chunks_per_row) == 0,
+  static_assert(chunks_per_row <= Threads && Threads % chunks_per_row == 0 && rows % (Threads / chunks_per_row) == 0,
                 "wgmma fold: the tile's 16-byte chunks must spread evenly over the threads");
-  constexpr int row_step = threads / chunks_per_row, passes = rows / row_step;
+  constexpr int row_step = Threads / chunks_per_row, passes = rows / row_step;
   static_assert(row_step % 8 == 0, "wgmma fold: rows a thread moves must share one swizzle phase");
   const int chunk = t % chunks_per_row, row0 = t / chunks_per_row;
   unsigned char* to = dst + (chunk / 8) * rows * 128 + swizzle128_offset(unsigned(row0), unsigned(chunk % 8) * 16u);
