@@ -36,6 +36,14 @@ TEST(sm90_tma, boxes_the_driver_would_refuse_are_refused_first) {
   auto big_box = box_of(memory, 100, 200, 200);
   big_box.box_rows = 512;
   EXPECT_THAT([&] { (void)ct::detail::encode_tma_2d(big_box); }, ThrowsMessage<ct::error>(HasSubstr("between 1 and 256")));
+  // The driver checks every stride, even that of a single row (the GEMM's 1 x 1 dummy operands).
+  const auto one_odd_row = box_of(memory, 1, 3, 3);
+  EXPECT_THAT(ct::detail::tma_problem(one_odd_row), HasSubstr("row stride (6 bytes) is not a multiple of 16"));
+  auto odd_batches = box_of(memory, 100, 200, 200);
+  odd_batches.batches = 3, odd_batches.batch_stride = 20001;
+  EXPECT_THAT([&] { (void)ct::detail::encode_tma_2d(odd_batches); },
+              ThrowsMessage<ct::error>(HasSubstr("batch stride (40002 bytes) is not a multiple of 16")));
+  EXPECT_EQ(ct::detail::tma_problem(box_of(memory, 100, 200, 200)), "");
 }
 
 // Loads the box at (col0, row0), then the one at (col1, row1), through one barrier; copies the

@@ -142,6 +142,25 @@ TEST_P(gemm, tensor_core_configurations_by_name) {
   }
 }
 
+// The same operands as contiguous tensors (on Hopper: staged by TMA) and as views with odd
+// row strides (staged element by element by the threads) give the same bits, and the product.
+TEST_P(gemm, tma_and_thread_staging_give_the_same_bits) {
+  for (const dims& d : {dims{0, 200, 264, 328}, dims{2, 136, 256, 192}}) {
+    SCOPED_TRACE(name_of(d));
+    const auto a_wide = random<ct::bf16>(batched(d, d.m, d.k + 1), dev());
+    const auto b_wide = random<ct::bf16>(batched(d, d.k, d.n + 1), dev());
+    const int last = d.b == 0 ? 1 : 2;
+    const auto a_odd = a_wide.slice(last, 0, d.k), b_odd = b_wide.slice(last, 0, d.n);
+    const auto a = a_odd.clone(), b = b_odd.clone();
+    auto by_tma = poisoned<ct::bf16>(batched(d, d.m, d.n), dev()), by_threads = poisoned<ct::bf16>(batched(d, d.m, d.n), dev());
+    kn::gemm(ct::default_stream(dev()), by_tma, a, b).wait();
+    kn::gemm(ct::default_stream(dev()), by_threads, a_odd, b_odd).wait();
+    EXPECT_TRUE(all_equal(host_f64(by_threads), host_f64(by_tma)));
+    const auto want = reference_product(host_f64(a), host_f64(b), counted(d));
+    EXPECT_TRUE(close_to<ct::bf16>(host_f64(by_tma), want.c, want.scale, d.k));
+  }
+}
+
 template <class T, class TC>
 void check_random(const ct::device& dev, const dims& d) {
   SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>());

@@ -3,12 +3,13 @@
 // (cudaGetDriverEntryPointByVersion), so nothing links libcuda. Every driver rule is checked
 // first, so a tensor TMA cannot describe gets a ct::error naming the rule, not a launch failure.
 //
-// Status (2026-12-03): written without GPU time; tests/gpu/sm90_tma_test.cu has not run yet.
-// Nothing in the library uses it yet (docs/design/gemm-plan.md, step 3).
+// The launcher encodes one map per 16-bit input of a kernel with a ct::pipelined loop
+// (backend/cuda/launch.hpp), which the sm_90a fold loads its operand tiles with.
 #pragma once
 #include <cuda.h>
 
 #include <cstdint>
+#include <string>
 
 #include "ctile/core/shape.hpp"
 
@@ -22,7 +23,16 @@ struct tma_box_2d {
   index_t row_stride = 0;      // in elements
   int box_rows = 0, box_cols = 0;
   bool swizzle_128b = true;    // the layout wgmma reads (backend/sm90/wgmma.hpp)
+  // A stack of `batches` such matrices, batch_stride elements apart: the map is then rank 3
+  // (coordinates col, row, batch) and a box holds one batch. batch_stride != 0 with one batch
+  // also asks for rank 3, so that one device path serves batched and plain operands.
+  index_t batches = 1;
+  index_t batch_stride = 0;
 };
+
+// The first of the driver's rules `box` breaks, or an empty string: for callers that fall back
+// to another path rather than fail.
+std::string tma_problem(const tma_box_2d& box);
 
 // Checks `box` against the driver's rules, then encodes it. Out-of-range box elements load as
 // zero. Throws ct::error on a rule violation or when no CUDA driver is available.

@@ -201,6 +201,61 @@ constexpr unsigned map_ignored_axes() {
   }
 }
 
+// The wgmma accumulator of a BM x BN fold and init's values in it, moved through `buf` (this
+// tile block's part of the idle ring, rows padded by 8 floats so that a warp's accesses spread
+// over the banks).
+template <int BM, int BN, class Acc>
+__device__ backend::sm90::wgmma_accumulator<BM, BN> accumulator_from(const Acc& init, float* buf) {
+  constexpr int ld = BN + 8, R = Acc::shape_type::rank;
+  CT_UNROLL
+  for (int s = 0; s < Acc::slots; ++s) {
+    if (!Acc::canonical(s)) continue;
+    const auto c = Acc::coord_of(s);
+    buf[int(c[R - 2]) * ld + int(c[R - 1])] = init.v[s];
+  }
+  backend::sync_block();
+  backend::sm90::wgmma_accumulator<BM, BN> start;
+  const int thread = int(threadIdx.x);
+  CT_UNROLL
+  for (int h = 0; h < BM / 64; ++h)
+    CT_UNROLL
+    for (int i = 0; i < BN / 2; i += 2) {
+      const int row = 64 * h + backend::sm90::wgmma_acc_row(thread, i), col = backend::sm90::wgmma_acc_col(thread, i);
+      const float2 v = *reinterpret_cast<const float2*>(buf + row * ld + col);
+      start.d[h][i] = v.x;
+      start.d[h][i + 1] = v.y;
+    }
+  return start;
+}
+
+// The finished accumulator as a Result tile (8-element chunks), through `buf` again.
+template <class Result, int BM, int BN>
+__device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d, float* buf) {
+  constexpr int ld = BN + 8, R = Result::shape_type::rank;
+  const int thread = int(threadIdx.x);
+  CT_UNROLL
+  for (int h = 0; h < BM / 64; ++h)
+    CT_UNROLL
+    for (int i = 0; i < BN / 2; i += 2) {
+      const int row = 64 * h + backend::sm90::wgmma_acc_row(thread, i), col = backend::sm90::wgmma_acc_col(thread, i);
+      *reinterpret_cast<float2*>(buf + row * ld + col) = make_float2(d.d[h][i], d.d[h][i + 1]);
+    }
+  backend::sync_block();
+  using P = typename Result::layout_type;
+  static_assert(P::vec == 8, "wgmma fold: the result is laid out in 8-element chunks");
+  Result r;
+  CT_UNROLL
+  for (int k = 0; k < P::chunks_per_thread; ++k) {
+    const auto c = Result::coord_of(k * 8);
+    const float* from = buf + int(c[R - 2]) * ld + int(c[R - 1]);
+    const float4 lo = *reinterpret_cast<const float4*>(from), hi = *reinterpret_cast<const float4*>(from + 4);
+    const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    CT_UNROLL
+    for (int e = 0; e < 8; ++e) r.v[k * 8 + e] = v[e];
+  }
+  return r;
+}
+
 // ct::pipelined on sm_90a (backend/sm90/wgmma_fold.hpp says how the ring runs), by `Blocks`
 // co-scheduled tile blocks sharing the B stage (Blocks = 1: this tile block alone) in the ring
 // at `smem`. Every tile block of the CTA runs it with the same trip count.
@@ -229,90 +284,99 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
   };
   const int slot = Blocks > 1 ? backend::cuda::slot() : 0;
   const int thread = int(threadIdx.x);
-
   const std::uint32_t smem_addr = sm90::smem_address(smem);
-  const auto issue = [&](index_t k) {
-    if (k < trips) {
-      unsigned char* stage = smem + std::uint32_t(k % S) * ring::stage_bytes;
-      const coord<R> oa = stage_origin(spec_a, t, k), ob = stage_origin(spec_b, t, k);
-      sm90::stage_tile<T, SA, threads>(stage + slot * ring::bytes_a, spec_a.view.data, spec_a.view.g, oa,
-                                       sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa), thread);
-      sm90::stage_tile<T, SB, threads * Blocks>(stage + ring::b_offset, spec_b.view.data, spec_b.view.g, ob,
-                                                sm90::copies_by_chunks(spec_b.view.data, spec_b.view.g, ob),
-                                                thread + slot * threads);
-    }
-    backend::sm80::cp_async_commit();  // an empty group past the end keeps the wait counts uniform
-  };
-  // The accumulator starts as init, moved into wgmma's register layout through this tile
-  // block's region of the (still idle) ring; rows padded by 8 floats so that a warp's accesses
-  // spread over the banks. The same region takes the result back out after the loop.
-  constexpr int ld = BN + 8;
-  constexpr std::uint32_t exchange_bytes = std::uint32_t(BM) * ld * 4;
-  static_assert(Blocks * exchange_bytes <= std::uint32_t(S) * ring::stage_bytes, "wgmma fold: accumulator exchange too big");
-  float* buf = reinterpret_cast<float*>(smem + slot * exchange_bytes);
-  in_flight<accumulator> acc{accumulator{}};
-  {
-    CT_UNROLL
-    for (int s = 0; s < Acc::slots; ++s) {
-      if (!Acc::canonical(s)) continue;
-      const auto c = Acc::coord_of(s);
-      buf[int(c[R - 2]) * ld + int(c[R - 1])] = init.v[s];
-    }
-    backend::sync_block();
-    accumulator start;
-    CT_UNROLL
-    for (int h = 0; h < BM / 64; ++h)
-      CT_UNROLL
-      for (int i = 0; i < BN / 2; i += 2) {
-        const int row = 64 * h + sm90::wgmma_acc_row(thread, i), col = sm90::wgmma_acc_col(thread, i);
-        const float2 v = *reinterpret_cast<const float2*>(buf + row * ld + col);
-        start.d[h][i] = v.x;
-        start.d[h][i + 1] = v.y;
-      }
-    acc = in_flight<accumulator>(start);
-    barrier();  // every tile block has its start before the prologue's copies overwrite the ring
-  }
-  for (int k = 0; k < S - 1; ++k) issue(k);
-  for (index_t k = 0; k < trips; ++k) {
-    backend::sm80::cp_async_wait<S - 2>();  // this thread's copies of trip k have landed
-    sm90::fence_proxy_async_shared();        // ... and are visible to wgmma's (async proxy) reads
-    barrier();                               // ... and so are every other thread's
+  // Trip k's wgmmas on stage k % S, committed as one batch.
+  const auto consume = [&](in_flight<accumulator>& acc, index_t k) {
     const std::uint32_t stage = smem_addr + std::uint32_t(k % S) * ring::stage_bytes;
     sm90::wgmma_fence();
     acc = body(acc, staged_a(sm90::smem_tile<T, SA>{stage + slot * ring::bytes_a}),
                staged_b(sm90::smem_tile<T, SB>{stage + ring::b_offset}));
     sm90::wgmma_commit();
-    sm90::wgmma_wait<1>();  // trip k-1's batch is done in this warp ...
-    barrier();              // ... and in every warp: its stage may be refilled
-    issue(k + S - 1);
-  }
-  sm90::wgmma_wait<0>();
-  backend::sm80::cp_async_wait<0>();
-  barrier();
+  };
 
-  // The accumulator, from wgmma's register layout to Result's, through the idle ring again.
-  const accumulator& d = acc.get(pipeline_key{});
-  CT_UNROLL
-  for (int h = 0; h < BM / 64; ++h)
-    CT_UNROLL
-    for (int i = 0; i < BN / 2; i += 2) {
-      const int row = 64 * h + sm90::wgmma_acc_row(thread, i), col = sm90::wgmma_acc_col(thread, i);
-      *reinterpret_cast<float2*>(buf + row * ld + col) = make_float2(d.d[h][i], d.d[h][i + 1]);
+  // The accumulator starts as init, moved into wgmma's register layout through this tile
+  // block's region of the (still idle) ring. The same region takes the result back out.
+  constexpr std::uint32_t exchange_bytes = std::uint32_t(BM) * (BN + 8) * 4;
+  static_assert(Blocks * exchange_bytes <= std::uint32_t(S) * ring::stage_bytes, "wgmma fold: accumulator exchange too big");
+  float* buf = reinterpret_cast<float*>(smem + slot * exchange_bytes);
+  in_flight<accumulator> acc{accumulator_from<BM, BN>(init, buf)};
+
+  const CUtensorMap* map_a = sm90::find_tma(spec_a.view.data, spec_a.view.g);
+  const CUtensorMap* map_b = sm90::find_tma(spec_b.view.data, spec_b.view.g);
+  if (map_a && map_b) {
+    // TMA: thread 0 of each tile block loads its A tile (and block 0 the B tile) into a stage
+    // and announces the bytes on full[s]; every warp, once its wgmmas of a trip are done,
+    // arrives on that stage's empty barrier, which the loaders wait on before refilling it. The
+    // refill of trip k + S - 2 is issued in trip k, after the stage of trip k - 2 is empty: one
+    // trip of slack, so the loaders rarely wait, and S - 2 trips of loads ahead of the wgmmas.
+    sm90::ring_barriers& bars = sm90::fold_barriers(Blocks > 1 ? 0 : backend::cuda::slot());
+    if (thread == 0 && slot == 0) {
+      for (int s = 0; s < S; ++s) {
+        sm90::mbarrier_init(&bars.full[s], Blocks);
+        sm90::mbarrier_init(&bars.empty[s], Blocks * threads / 32);
+      }
+      sm90::fence_barrier_init();
     }
-  backend::sync_block();
-  // Result's chunks are 8 consecutive columns of one row: two 16-byte reads each.
-  using P = typename Result::layout_type;
-  static_assert(P::vec == 8, "wgmma fold: the result is laid out in 8-element chunks");
-  Result r;
-  CT_UNROLL
-  for (int k = 0; k < P::chunks_per_thread; ++k) {
-    const auto c = Result::coord_of(k * 8);
-    const float* from = buf + int(c[R - 2]) * ld + int(c[R - 1]);
-    const float4 lo = *reinterpret_cast<const float4*>(from), hi = *reinterpret_cast<const float4*>(from + 4);
-    const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    CT_UNROLL
-    for (int e = 0; e < 8; ++e) r.v[k * 8 + e] = v[e];
+    sm90::fence_proxy_async_shared();  // the exchange's reads of the ring before TMA's writes to it
+    barrier();
+    const auto load = [&](index_t k) {
+      const std::uint32_t s = std::uint32_t(k % S);
+      unsigned char* stage = smem + s * ring::stage_bytes;
+      constexpr std::uint32_t a_bytes = sm90::tma_tile_bytes<SA>, b_bytes = sm90::tma_tile_bytes<SB>;
+      sm90::mbarrier_arrive_expect_tx(&bars.full[s], slot == 0 ? a_bytes + b_bytes : a_bytes);
+      sm90::tma_stage_tile<SA>(stage + slot * ring::bytes_a, map_a, stage_origin(spec_a, t, k), &bars.full[s]);
+      if (slot == 0) sm90::tma_stage_tile<SB>(stage + ring::b_offset, map_b, stage_origin(spec_b, t, k), &bars.full[s]);
+    };
+    if (thread == 0)
+      for (index_t k = 0; k < S - 1 && k < trips; ++k) load(k);
+    for (index_t k = 0; k < trips; ++k) {
+      sm90::mbarrier_wait(&bars.full[k % S], unsigned(k / S) & 1u);
+      consume(acc, k);
+      sm90::wgmma_wait<1>();  // trip k-1's batch is done in this warp
+      if (k > 0 && thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[(k - 1) % S]);
+      const index_t next = k + S - 2;
+      if (thread == 0 && k > 0 && next < trips) {
+        if (next >= S) sm90::mbarrier_wait(&bars.empty[next % S], unsigned(next / S - 1) & 1u);
+        load(next);
+      }
+    }
+    sm90::wgmma_wait<0>();
+    barrier();
+    if (thread == 0 && slot == 0)
+      for (int s = 0; s < S; ++s) sm90::mbarrier_inval(&bars.full[s]), sm90::mbarrier_inval(&bars.empty[s]);
+  } else {
+    // Threads: every thread copies its share of each stage by cp.async (or element by element);
+    // a barrier after the copies land, and another once every warp's wgmmas of the previous
+    // trip are done, before that stage is refilled.
+    const auto issue = [&](index_t k) {
+      if (k < trips) {
+        unsigned char* stage = smem + std::uint32_t(k % S) * ring::stage_bytes;
+        const coord<R> oa = stage_origin(spec_a, t, k), ob = stage_origin(spec_b, t, k);
+        sm90::stage_tile<T, SA, threads>(stage + slot * ring::bytes_a, spec_a.view.data, spec_a.view.g, oa,
+                                         sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa), thread);
+        sm90::stage_tile<T, SB, threads * Blocks>(stage + ring::b_offset, spec_b.view.data, spec_b.view.g, ob,
+                                                  sm90::copies_by_chunks(spec_b.view.data, spec_b.view.g, ob),
+                                                  thread + slot * threads);
+      }
+      backend::sm80::cp_async_commit();  // an empty group past the end keeps the wait counts uniform
+    };
+    barrier();  // every tile block has its start before the prologue's copies overwrite the ring
+    for (int k = 0; k < S - 1; ++k) issue(k);
+    for (index_t k = 0; k < trips; ++k) {
+      backend::sm80::cp_async_wait<S - 2>();  // this thread's copies of trip k have landed
+      sm90::fence_proxy_async_shared();        // ... and are visible to wgmma's (async proxy) reads
+      barrier();                               // ... and so are every other thread's
+      consume(acc, k);
+      sm90::wgmma_wait<1>();  // trip k-1's batch is done in this warp ...
+      barrier();              // ... and in every warp: its stage may be refilled
+      issue(k + S - 1);
+    }
+    sm90::wgmma_wait<0>();
+    backend::sm80::cp_async_wait<0>();
+    barrier();
   }
+
+  const Result r = result_from<Result>(acc.get(pipeline_key{}), buf);
   barrier();  // the ring may be refilled by a later fold
   return r;
 }
@@ -367,11 +431,11 @@ CT_HD auto run_pipelined(const coord<R>& t, index_t trips, const stage_list<Spec
       Result r;
       if (try_wgmma_fold(t, trips, spec_a, spec_b, init, body, r)) return r;
       // No plain-loop fallback here: a 128-row SIMT tile costs minutes of compile time and
-      // would never be fast. Failing the launch names the missing declaration instead.
-      __assert_fail("ct::pipelined: this fold runs on wgmma and stages its operands in the kernel's dynamic "
-                    "shared memory; declare static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes "
-                    "in the kernel (times the blocks of its ct::co_schedule)",
-                    "ct::pipelined", 0, "tile kernel");
+      // would never be fast. The launch fails instead, by a trap: the kernel lacks
+      //   static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes;
+      // (docs/backend.md). Not by __assert_fail with that message: any call in a kernel makes
+      // ptxas serialize all of its wgmmas (C7510), which costs a third of the GEMM's speed.
+      __trap();
       return r;
     }
   }

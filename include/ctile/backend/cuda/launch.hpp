@@ -8,10 +8,14 @@
 #include <string>
 
 #include "ctile/backend/cuda/exec.hpp"
+#include "ctile/backend/sm90/tma_table.hpp"
 #include "ctile/core/config.hpp"
 #include "ctile/core/error.hpp"
+#include "ctile/runtime/device.hpp"
 #include "ctile/runtime/kernel_traits.hpp"
 #include "ctile/runtime/stream.hpp"
+#include "ctile/runtime/tma.hpp"
+#include "ctile/tile/view.hpp"
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -20,17 +24,92 @@ namespace ct::backend::cuda {
 
 template <class K, class... V>
 __global__ void __launch_bounds__(config::gpu_block_threads) kernel_entry(K kernel, V... views) {
+  // One tile block per CTA: tell the compiler, so that the co-scheduling branches of
+  // backend/exec.hpp (barrier, block index, arena) fold away in every kernel that does not use it.
+  __builtin_assume(blockDim.y == 1);
+  __builtin_assume(threadIdx.y == 0);
+  kernel(views...);
+}
+
+// A kernel with a ct::pipelined loop (it declares shared_bytes): also the TMA maps of its
+// inputs (backend/sm90/tma_table.hpp), published before any tile code runs.
+template <class K, class Table, class... V>
+__global__ void __launch_bounds__(config::gpu_block_threads)
+    kernel_entry_staged(K kernel, const __grid_constant__ Table tma, V... views) {
+  __builtin_assume(blockDim.y == 1);
+  __builtin_assume(threadIdx.y == 0);
+  if (threadIdx.x == 0) sm90::publish(tma);
+  __syncthreads();
   kernel(views...);
 }
 
 // Co-scheduled tile blocks (ct::co_schedule): Blocks warpgroups per CTA, one tile block each.
 // The CTA's context goes to the start of dynamic shared memory before any tile code runs.
-template <int Blocks, class K, class... V>
+template <int Blocks, class K, class Table, class... V>
 __global__ void __launch_bounds__(config::gpu_block_threads * Blocks, 1)
-    kernel_entry_co(K kernel, int axis, int extent, unsigned ring_bytes, V... views) {
-  if (threadIdx.x == 0 && threadIdx.y == 0) context() = cta_context{axis, extent, ring_bytes};
+    kernel_entry_co(K kernel, int axis, int extent, unsigned ring_bytes, const __grid_constant__ Table tma,
+                    V... views) {
+  __builtin_assume(blockDim.y == unsigned(Blocks));
+  __builtin_assume(threadIdx.y < unsigned(Blocks));
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    context() = cta_context{axis, extent, ring_bytes};
+    sm90::publish(tma);
+  }
   __syncthreads();
   kernel(views...);
+}
+
+// The 16-bit rank-2 and rank-3 inputs among a kernel's parameters: those that get a TMA map.
+template <class V>
+inline constexpr bool tma_candidate_v = false;
+template <class T, int R>
+inline constexpr bool tma_candidate_v<ct::in<T, R>> =
+    (std::is_same_v<T, bf16> || std::is_same_v<T, f16>) && (R == 2 || R == 3);
+
+template <class T, int R>
+void describe_for_tma(sm90::tma_operand& o, const ct::in<T, R>& v) {
+  o = sm90::tma_operand{};
+  o.base = v.data;
+  o.extent[0] = 1;
+  for (int a = 0; a < R; ++a) o.extent[3 - R + a] = v.g.extent[a], o.stride[3 - R + a] = v.g.stride[a];
+  ct::detail::tma_box_2d box;
+  box.base = v.data;
+  box.element_bytes = 2;
+  box.type = std::is_same_v<T, bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  box.batches = o.extent[0], box.rows = o.extent[1], box.cols = o.extent[2];
+  box.row_stride = o.stride[1];
+  box.batch_stride = o.extent[0] > 1 ? o.stride[0] : o.extent[1] * o.stride[1];
+  box.box_rows = box.box_cols = sm90::tma_box_extent;
+  constexpr index_t coordinate_limit = index_t(1) << 31;  // box coordinates are signed 32-bit
+  const bool fits = o.stride[2] == 1 && o.stride[1] > 0 && (o.extent[0] == 1 || o.stride[0] > 0) &&
+                    o.extent[0] < coordinate_limit && o.extent[1] < coordinate_limit && o.extent[2] < coordinate_limit;
+  if (!fits || !ct::detail::tma_problem(box).empty()) return;  // staged by threads instead
+  try {
+    o.map = ct::detail::encode_tma_2d(box);
+    o.usable = 1;
+  } catch (const ct::error&) {
+    // A driver without TMA encoding: the fold stages this input by threads, same result.
+  }
+}
+
+// The table of TMA maps a launch of a pipelined kernel passes: on a Hopper GPU, one map per
+// candidate input (unusable ones marked so); elsewhere, or with no candidates, none.
+template <class... V>
+auto tma_table_for(const ct::stream& s, const V&... views) {
+  constexpr int n = (int(tma_candidate_v<V>) + ... + 0);
+  if constexpr (n == 0) {
+    return sm90::no_tma_table{};
+  } else {
+    sm90::tma_table<n> table{};
+    if (s.dev().compute_capability() / 10 == 9) {
+      int i = 0;
+      const auto add = [&](const auto& v) {
+        if constexpr (tma_candidate_v<std::remove_cvref_t<decltype(v)>>) describe_for_tma(table.op[i++], v);
+      };
+      (add(views), ...);
+    }
+    return table;
+  }
 }
 
 // Dynamic shared memory above 48 KiB must be allowed per kernel (and, to be safe, per device)
@@ -62,17 +141,28 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
   constexpr ct::co_schedule co = ct::detail::kernel_co_schedule<K>();
   static_assert(co.blocks == 1 || co.blocks == 2, "ct::co_schedule: blocks must be 1 or 2");
   static_assert(co.axis >= 0 && co.axis <= 2, "ct::co_schedule: axis must be 0, 1 or 2");
-  if constexpr (co.blocks == 1) {
+  if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
-    if constexpr (shared_bytes > 0) allow_shared_bytes(name, s, kernel_entry<K, V...>, shared_bytes);
-    kernel_entry<K, V...><<<g, config::gpu_block_threads, shared_bytes, cs>>>(kernel, views...);
+    kernel_entry<K, V...><<<g, config::gpu_block_threads, 0, cs>>>(kernel, views...);
+  } else if constexpr (co.blocks == 1) {
+    const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
+    const auto tma = tma_table_for(s, views...);
+    using table = decltype(tma);
+    allow_shared_bytes(name, s, kernel_entry_staged<K, table, V...>, shared_bytes);
+    kernel_entry_staged<K, table, V...><<<g, config::gpu_block_threads, shared_bytes, cs>>>(kernel, tma, views...);
   } else {
     unsigned g[3] = {unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
     g[co.axis] = (g[co.axis] + co.blocks - 1) / co.blocks;
     constexpr std::size_t bytes = cta_context_bytes + shared_bytes + (co.blocks - 1) * std::size_t(config::arena_bytes);
-    allow_shared_bytes(name, s, kernel_entry_co<co.blocks, K, V...>, bytes);
-    kernel_entry_co<co.blocks, K, V...><<<dim3{g[0], g[1], g[2]}, dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks)},
-                                          bytes, cs>>>(kernel, co.axis, grid[co.axis], unsigned(shared_bytes), views...);
+    const auto tma = [&] {
+      if constexpr (shared_bytes > 0) return tma_table_for(s, views...);
+      else return sm90::no_tma_table{};
+    }();
+    using table = decltype(tma);
+    allow_shared_bytes(name, s, kernel_entry_co<co.blocks, K, table, V...>, bytes);
+    kernel_entry_co<co.blocks, K, table, V...>
+        <<<dim3{g[0], g[1], g[2]}, dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks)}, bytes, cs>>>(
+            kernel, co.axis, grid[co.axis], unsigned(shared_bytes), tma, views...);
   }
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)

@@ -2,8 +2,6 @@
 // host encodes the tensor map (runtime/tma.hpp) and passes it as a __grid_constant__ kernel
 // parameter; one thread arms a barrier with the bytes to expect and issues the load; every
 // consumer waits on the barrier's phase. Facts from the PTX ISA (mbarrier, cp.async.bulk.tensor).
-//
-// Status (2026-12-03): written without GPU time; tests/gpu/sm90_tma_test.cu has not run yet.
 #pragma once
 #include <cuda.h>
 
@@ -51,6 +49,20 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, int col, i
           smem_address(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(smem_address(bar))
       : "memory");
+}
+
+// The same for a rank-3 map: the box at (col, row, batch).
+__device__ inline void tma_load_3d(void* dst, const CUtensorMap* map, int col, int row, int batch, std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
+          smem_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(batch), "r"(smem_address(bar))
+      : "memory");
+}
+
+// Ends a barrier's life, so that its word may be initialised again (by a later fold).
+__device__ inline void mbarrier_inval(std::uint64_t* bar) {
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(smem_address(bar)) : "memory");
 }
 #endif
 

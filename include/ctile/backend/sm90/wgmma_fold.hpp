@@ -1,23 +1,25 @@
-// The sm_90a way to run ct::pipelined: operand tiles staged by cp.async into a ring of
-// 128B-swizzled shared-memory stages, consumed by wgmma straight from shared memory with one
-// batch kept in flight, the accumulator in wgmma's register layout until the loop ends.
+// The sm_90a way to run ct::pipelined: operand tiles staged into a ring of 128B-swizzled
+// shared-memory stages, consumed by wgmma straight from shared memory with one batch kept in
+// flight, the accumulator in wgmma's register layout until the loop ends.
 //
-// One tile block = one warpgroup (128 threads). Per trip k of a ring of S stages:
-//   wait for stage k's copies (cp.async.wait_group S-2), fence them to the async proxy, barrier;
-//   issue trip k's wgmmas (the loop body calls ct::mma on the staged operands), commit;
-//   wait until only trip k's batch is pending, barrier (every warp is done reading stage k-1);
-//   issue the copies of trip k+S-1 into stage k-1's slot.
-// So S-1 trips of loads and one batch of tensor-core work are in flight while the loop runs.
+// One tile block = one warpgroup (128 threads). The stages are filled one of two ways
+// (tile/pipeline.hpp runs the loop):
+// - by TMA, when both operands are views of kernel inputs with a TMA map (tma_table.hpp): thread
+//   0 of each tile block issues 64 x 64 boxes for trip k + S - 2 during trip k, once the stage's
+//   `empty` barrier says every warp is done with it; consumers wait on the stage's `full`
+//   barrier, and after trip k's batch lane 0 of each warp arrives on the previous stage's `empty`.
+//   No CTA barrier in the loop.
+// - by the threads otherwise: cp.async of 16-byte chunks (zero filled past the tensor's edge) or,
+//   for column-major, odd-stride or misaligned views, element by element; per trip k:
+//   cp.async.wait_group S-2, fence to the async proxy, barrier; trip k's wgmmas, commit;
+//   wait until only trip k's batch is pending, barrier; copies of trip k+S-1 into stage k-1.
 // The ring lives in the kernel's dynamic shared memory (ct::pipeline_shared_bytes, declared by
-// the kernel as `static constexpr std::size_t shared_bytes`); ct::pipelined checks at run time
-// that it is there and otherwise fails the launch with an assert naming the declaration.
+// the kernel as `static constexpr std::size_t shared_bytes`); without it the launch traps.
 //
 // Staged tiles are stored with their last axis (the one contiguous in memory for row-major
 // tensors) as the swizzled axis: an [R, C] tile is C/64 panels of R rows x 128 bytes. So an A
 // tile [BM, BK] is K-major and a B tile [BK, BN] is MN-major, the layouts wgmma reads with
-// transpose flags 0 and 1. Chunks that are 16-byte aligned and contiguous go by cp.async (zero
-// filled past the tensor's edge); other views (column-major, odd strides, misaligned rows) are
-// copied element by element into the same layout: slower, same result.
+// transpose flags 0 and 1.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +29,10 @@
 #include "ctile/backend/memory.hpp"
 #include "ctile/backend/sm80/mma_sync.hpp"
 #include "ctile/backend/sm90/wgmma.hpp"
+#if defined(__CUDACC__)
+#include "ctile/backend/sm90/tma.hpp"
+#include "ctile/backend/sm90/tma_table.hpp"
+#endif
 
 namespace ct {
 // Dynamic shared memory a kernel declares (static constexpr std::size_t shared_bytes) for the
@@ -166,6 +172,36 @@ __device__ inline void stage_tile(unsigned char* dst, const T* data, const globa
       memcpy(to + j * row_step * 128, v, 16);
     }
   }
+}
+
+// Stages the [R, C] tile of a view at `origin` into shared memory at `dst` (the layout of
+// smem_tile) by TMA: its 64 x 64 boxes, each 8 KiB of one panel, all completing on `bar`.
+// Elements outside the tensor land as zero.
+template <class S, int R>
+__device__ inline void tma_stage_tile(unsigned char* dst, const CUtensorMap* map, const coord<R>& origin,
+                                      std::uint64_t* bar) {
+  constexpr int rows = rows_of<S>(), cols = cols_of<S>(), box = tma_box_extent;
+  static_assert(rows % box == 0 && cols % box == 0, "wgmma fold: a TMA-staged tile is made of 64 x 64 boxes");
+  const int batch = R == 3 ? int(origin[0]) : 0, row = int(origin[R - 2]), col = int(origin[R - 1]);
+  CT_UNROLL
+  for (int p = 0; p < cols / box; ++p)
+    CT_UNROLL
+    for (int q = 0; q < rows / box; ++q)
+      tma_load_3d(dst + (p * rows + q * box) * 128, map, col + p * box, row + q * box, batch, bar);
+}
+template <class S>
+inline constexpr std::uint32_t tma_tile_bytes = std::uint32_t(rows_of<S>() * cols_of<S>() * 2);
+
+// The ring's barriers when TMA fills it: full[s] (stage s has landed) and empty[s] (every warp
+// is done reading it), for up to 4 stages; one set per co-scheduled tile block, for folds that
+// do not share a stage.
+struct ring_barriers {
+  std::uint64_t full[4];
+  std::uint64_t empty[4];
+};
+__device__ inline ring_barriers& fold_barriers(int slot) {
+  __shared__ alignas(8) ring_barriers bars[2];
+  return bars[slot];
 }
 
 // One trip's wgmmas: acc += a @ b with a [BM, BK] K-major and b [BK, BN] MN-major in shared
