@@ -4,10 +4,9 @@
 //   inputs bf16, f16 or f32; output bf16, f16 or f32; residual like c, bias [N], both optional;
 //   f32 inputs multiply exactly in f32 unless tf32 is asked for (gemm_args::allow_tf32).
 // The main loop is a ct::pipelined fold over K tiles, so the backend may stage the operands
-// ahead: on sm_90a with 16-bit inputs it runs on wgmma from a TMA-filled ring (cp.async where TMA
-// cannot describe an operand), two tile blocks per
-// CTA sharing B (docs/backend.md); on the CPU and other GPUs it is the plain loop
-// acc = ct::mma(a tile, b tile, acc), bit for bit.
+// ahead: on sm_90a with 16-bit inputs it runs on wgmma from a TMA-filled ring (cp.async where
+// TMA cannot describe an operand), two tile blocks per CTA sharing B (docs/backend.md); on the
+// CPU and other GPUs it is the plain loop acc = ct::mma(a tile, b tile, acc), bit for bit.
 #pragma once
 #include <mutex>
 #include <type_traits>
