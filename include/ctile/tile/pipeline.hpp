@@ -201,6 +201,21 @@ constexpr unsigned map_ignored_axes() {
   }
 }
 
+// f(h, i, at) for each pair of accumulator registers d[h][i], d[h][i + 1] this thread holds in a
+// BM x BN wgmma fold: `at` is their first element's offset in a row-major buffer of BN + 8
+// floats a row (the padding spreads a warp's accesses over the banks).
+template <int BM, int BN, class F>
+__device__ void for_each_accumulator_pair(F f) {
+  const int thread = int(threadIdx.x);
+  CT_UNROLL
+  for (int h = 0; h < BM / 64; ++h)
+    CT_UNROLL
+    for (int i = 0; i < BN / 2; i += 2) {
+      const int row = 64 * h + backend::sm90::wgmma_acc_row(thread, i), col = backend::sm90::wgmma_acc_col(thread, i);
+      f(h, i, row * (BN + 8) + col);
+    }
+}
+
 // The wgmma accumulator of a BM x BN fold and init's values in it, moved through `buf` (this
 // tile block's part of the idle ring, rows padded by 8 floats so that a warp's accesses spread
 // over the banks).
@@ -215,16 +230,11 @@ __device__ backend::sm90::wgmma_accumulator<BM, BN> accumulator_from(const Acc& 
   }
   backend::sync_block();
   backend::sm90::wgmma_accumulator<BM, BN> start;
-  const int thread = int(threadIdx.x);
-  CT_UNROLL
-  for (int h = 0; h < BM / 64; ++h)
-    CT_UNROLL
-    for (int i = 0; i < BN / 2; i += 2) {
-      const int row = 64 * h + backend::sm90::wgmma_acc_row(thread, i), col = backend::sm90::wgmma_acc_col(thread, i);
-      const float2 v = *reinterpret_cast<const float2*>(buf + row * ld + col);
-      start.d[h][i] = v.x;
-      start.d[h][i + 1] = v.y;
-    }
+  for_each_accumulator_pair<BM, BN>([&](int h, int i, int at) {
+    const float2 v = *reinterpret_cast<const float2*>(buf + at);
+    start.d[h][i] = v.x;
+    start.d[h][i + 1] = v.y;
+  });
   return start;
 }
 
@@ -232,14 +242,8 @@ __device__ backend::sm90::wgmma_accumulator<BM, BN> accumulator_from(const Acc& 
 template <class Result, int BM, int BN>
 __device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d, float* buf) {
   constexpr int ld = BN + 8, R = Result::shape_type::rank;
-  const int thread = int(threadIdx.x);
-  CT_UNROLL
-  for (int h = 0; h < BM / 64; ++h)
-    CT_UNROLL
-    for (int i = 0; i < BN / 2; i += 2) {
-      const int row = 64 * h + backend::sm90::wgmma_acc_row(thread, i), col = backend::sm90::wgmma_acc_col(thread, i);
-      *reinterpret_cast<float2*>(buf + row * ld + col) = make_float2(d.d[h][i], d.d[h][i + 1]);
-    }
+  for_each_accumulator_pair<BM, BN>(
+      [&](int h, int i, int at) { *reinterpret_cast<float2*>(buf + at) = make_float2(d.d[h][i], d.d[h][i + 1]); });
   backend::sync_block();
   using P = typename Result::layout_type;
   static_assert(P::vec == 8, "wgmma fold: the result is laid out in 8-element chunks");
