@@ -4,7 +4,7 @@
 // planted. f32 and f64 must be within a few ulps of the exact value (the host C library's
 // accuracy); f16 and bf16 compute in f32 and round once, so within half an ulp of their type
 // plus a few f32 ulps. fma must round once: an input where rounding the product first loses
-// everything is planted.
+// everything is planted. Also exp, exp2 and truediv with ct::approx, within their stated bounds.
 #include "ops/ops_util.hpp"
 
 namespace {
@@ -40,6 +40,19 @@ struct math_ops {
     fma.store(ct::fma(tx, ty, tz));
     floordiv.store(ct::floordiv(tx, ty));
     isnan.store(ct::isnan(tx));
+  }
+};
+
+// The same functions rounded approximately (ct::approx, cuTile's RoundingMode.APPROX).
+template <class T, class S>
+struct approx_math_ops {
+  static constexpr const char* name = "ops_approx_math";
+  static constexpr int R = S::rank;
+  CT_TILE void operator()(ct::out<T, S> exp, ct::out<T, S> exp2, ct::out<T, S> div, ct::in<T, R> x, ct::in<T, R> y) const {
+    const auto tx = x.load_like(exp), ty = y.load_like(exp);
+    exp.store(ct::exp(tx, ct::approx));
+    exp2.store(ct::exp2(tx, ct::approx));
+    div.store(ct::truediv(tx, ty, ct::approx));
   }
 };
 
@@ -134,6 +147,31 @@ void check_math(const ct::device& dev, const ct::extents_t& extents) {
   }
 }
 
+// ct::approx: within a few f32 ulps (docs/ops.md states the bounds: exp 8 ulps on |x| <= 8,
+// exp2 2, division 2 for divisors of magnitude in [2^-126, 2^126]); f16 and bf16 still within
+// half an ulp of their type plus that. NaN and infinities behave as in the accurate functions.
+template <class T, class S>
+void check_approx_math(const ct::device& dev, const ct::extents_t& extents) {
+  SCOPED_TRACE((case_name<T, S>(extents)));
+  const std::size_t n = element_count(extents);
+  auto vx = uniform<T>(n, -8, 8), vy = uniform<T>(n, -4, 4);
+  const double specials[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 2.5, -2.5, 3.0};
+  for (std::size_t i = 0; i < std::size(specials) && i < n; ++i) vx[i] = ct::convert<T>(specials[i]);
+  for (auto& v : vy)
+    if (std::fabs(to_f64(v)) < 1.0 / 64) v = ct::convert<T>(0.5);  // far from the divisor limits either way
+  const auto x = tensor_of(vx, extents, dev), y = tensor_of(vy, extents, dev);
+  auto exp = poisoned<T>(extents, dev), exp2 = poisoned<T>(extents, dev), div = poisoned<T>(extents, dev);
+  ct::launch(approx_math_ops<T, S>{}, exp.partition(S{}), exp2.partition(S{}), div.partition(S{}), x, y).wait();
+  const auto hx = host_f64(x), hy = host_f64(y);
+  const auto expect = [&](const ct::tensor<T>& got, double ulps, auto f, const char* what) {
+    const auto ref = reference(n, [&](std::size_t i) { return rounded<T>(f(i)); });
+    EXPECT_TRUE(all_close(host_f64(got), ref, within_ulps<T>(ulps))) << what;
+  };
+  expect(exp, 8, [&](std::size_t i) { return double(std::exp(ld(hx[i]))); }, "exp approx");
+  expect(exp2, 2, [&](std::size_t i) { return double(std::exp2(ld(hx[i]))); }, "exp2 approx");
+  expect(div, 2, [&](std::size_t i) { return double(ld(hx[i]) / ld(hy[i])); }, "truediv approx");
+}
+
 template <class T, class S>
 void check_math(const ct::device& dev) {
   check_math<T, S>(dev, ragged_extents<S>());
@@ -143,6 +181,9 @@ TEST_P(math_ops_test, f32) { check_math<float, ct::shape<16, 16>>(dev()); }
 TEST_P(math_ops_test, f64) { check_math<double, ct::shape<8, 128>>(dev()); }
 TEST_P(math_ops_test, f16) { check_math<ct::f16, ct::shape<4>>(dev(), {257}); }
 TEST_P(math_ops_test, bf16) { check_math<ct::bf16, ct::shape<2, 2>>(dev(), {31, 7}); }
+TEST_P(math_ops_test, approx_f32) { check_approx_math<float, ct::shape<16, 16>>(dev(), {31, 37}); }
+TEST_P(math_ops_test, approx_f16) { check_approx_math<ct::f16, ct::shape<64>>(dev(), {257}); }
+TEST_P(math_ops_test, approx_bf16) { check_approx_math<ct::bf16, ct::shape<2, 8>>(dev(), {31, 7}); }
 
 CT_INSTANTIATE_ON_DEVICES(math_ops_test);
 

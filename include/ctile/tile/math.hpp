@@ -45,6 +45,66 @@ CT_DEFINE_FLOAT_UNARY(cosh, std::cosh(a))
 CT_DEFINE_FLOAT_UNARY(ceil, std::ceil(a))
 #undef CT_DEFINE_FLOAT_UNARY
 
+// ct::approx as the last argument of exp, exp2 or truediv (cuTile's RoundingMode.APPROX): on the
+// GPU, the special-function unit's approximations (ex2.approx, div.approx) in f32, several times
+// fewer instructions than the accurate functions. Errors in f32: exp2 2 ulps; exp 8 ulps for
+// |x| <= 8 (the scaling by log2(e) adds |x| ulps or so beyond); division 2 ulps for divisors of
+// magnitude in [2^-126, 2^126] (larger ones give 0). That is far below one rounding of a bf16
+// or f16 result, which is what the bandwidth-bound kernels store. NaN and infinities behave as
+// in the accurate functions. f64 tiles, and the CPU backend, compute accurately.
+struct approx_t {};
+inline constexpr approx_t approx{};
+
+namespace detail {
+CT_HD inline float exp2_approx(float a) {
+#if defined(__CUDA_ARCH__)
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+  return r;
+#else
+  return std::exp2(a);
+#endif
+}
+CT_HD inline float div_approx(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdividef(a, b);
+#else
+  return a / b;
+#endif
+}
+template <class C>
+CT_HD C exp_approx(C a) {
+  if constexpr (std::is_same_v<C, float>) return exp2_approx(a * 1.44269504088896341f);
+  else return std::exp(a);
+}
+template <class C>
+CT_HD C exp2_approx_of(C a) {
+  if constexpr (std::is_same_v<C, float>) return exp2_approx(a);
+  else return std::exp2(a);
+}
+}  // namespace detail
+
+template <class T, class S, class P>
+CT_HD tile<T, S, P> exp(const tile<T, S, P>& x, approx_t) {
+  static_assert(detail::float_math_check<T>("exp"));
+  return detail::map<T>(x, detail::lift<T>([](auto a) { return detail::exp_approx(a); }));
+}
+template <class T, class S, class P>
+CT_HD tile<T, S, P> exp2(const tile<T, S, P>& x, approx_t) {
+  static_assert(detail::float_math_check<T>("exp2"));
+  return detail::map<T>(x, detail::lift<T>([](auto a) { return detail::exp2_approx_of(a); }));
+}
+// True division of float tiles (ct::truediv(a, b) is a / b there), approximately.
+template <class A, class B, std::enable_if_t<detail::tile_operands_v<A, B>, int> = 0>
+CT_HD auto truediv(const A& a, const B& b, approx_t) {
+  static_assert(is_floating_v<typename detail::operand_type<A, B>::type>,
+                "ct::truediv(a, b, ct::approx): the operands must be float tiles (or a float tile and a scalar)");
+  return detail::binary<void>(a, b, [](auto x, auto y) {
+    if constexpr (std::is_same_v<decltype(x), float>) return detail::div_approx(x, y);
+    else return x / y;
+  });
+}
+
 template <class T, class S, class P>
 CT_HD tile<T, S, P> abs(const tile<T, S, P>& x) {
   // Unsigned values are their own magnitude (and `a < 0` on them is an nvcc warning).

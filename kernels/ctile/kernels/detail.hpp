@@ -40,4 +40,19 @@ void require_extent(const char* kernel, const char* name, const ct::tensor<T>& t
 template <class T>
 inline constexpr int vec = int(16 / sizeof(T));
 
+// The math of a kernel that stores T: for bf16 and f16 results ct::approx (errors of a few f32
+// ulps, far below their rounding; tile/math.hpp), for f32 results the accurate functions.
+template <class T>
+inline constexpr bool approx_math = sizeof(T) == 2;
+template <class T, class F, class... X>
+CT_HD auto math_for(F f, const X&... x) {
+  if constexpr (approx_math<T>) return f(x..., ct::approx);
+  else return f(x...);
+}
+template <class T, class X>
+CT_HD X exp_for(const X& x) {
+  if constexpr (approx_math<T>) return ct::exp(x, ct::approx);
+  else return ct::exp(x);
+}
+
 }  // namespace ct::kernels::detail

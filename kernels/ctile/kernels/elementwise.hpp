@@ -8,38 +8,43 @@
 namespace ct::kernels {
 
 // ---- Activations (f32 tiles in, f32 tiles out) -----------------------------------------------
+// Each may be given ct::approx after its tile, to compute its exponential and division
+// approximately (the bandwidth kernels do for 16-bit results: detail::math_for).
 
 struct relu {
-  template <class X>
-  CT_HD X operator()(const X& x) const { return ct::where(x > 0.0f, x, 0.0f); }
+  template <class X, class... Mode>
+  CT_HD X operator()(const X& x, Mode...) const { return ct::where(x > 0.0f, x, 0.0f); }
 };
 
 struct silu {
-  template <class X>
-  CT_HD X operator()(const X& x) const { return x / (1.0f + ct::exp(-x)); }
+  template <class X, class... Mode>
+  CT_HD X operator()(const X& x, Mode... m) const { return ct::truediv(x, 1.0f + ct::exp(-x, m...), m...); }
 };
 
-// GELU, tanh approximation (torch's approximate="tanh").
+// GELU, tanh approximation (torch's approximate="tanh"): 0.5 x (1 + tanh(z)) with
+// z = sqrt(2/pi) (x + 0.044715 x^3), computed as x / (1 + exp(-2z)), the same function with one
+// exponential and no cancellation in 1 + tanh(z) for negative x.
 struct gelu_tanh {
-  template <class X>
-  CT_HD X operator()(const X& x) const {
-    return 0.5f * x * (1.0f + ct::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+  template <class X, class... Mode>
+  CT_HD X operator()(const X& x, Mode... m) const {
+    const X two_z = 1.5957691216f * (x + 0.044715f * x * x * x);
+    return ct::truediv(x, 1.0f + ct::exp(-two_z, m...), m...);
   }
 };
 
 namespace detail {
 
 struct plus {
-  template <class X>
-  CT_HD X operator()(const X& a, const X& b) const { return a + b; }
+  template <class X, class... Mode>
+  CT_HD X operator()(const X& a, const X& b, Mode...) const { return a + b; }
 };
 struct times {
-  template <class X>
-  CT_HD X operator()(const X& a, const X& b) const { return a * b; }
+  template <class X, class... Mode>
+  CT_HD X operator()(const X& a, const X& b, Mode...) const { return a * b; }
 };
 struct swiglu_op {  // silu(a) * b
-  template <class X>
-  CT_HD X operator()(const X& a, const X& b) const { return silu{}(a) * b; }
+  template <class X, class... Mode>
+  CT_HD X operator()(const X& a, const X& b, Mode... m) const { return silu{}(a, m...) * b; }
 };
 
 // Elements per block of the flat kernels: 512 16-byte chunks per operand, four per thread of a
@@ -53,7 +58,7 @@ template <class T, class S, class Op>
 struct binary_map {
   static constexpr const char* name = "ct_kernels_binary";
   CT_TILE void operator()(ct::out<T, S> y, ct::in<T, S::rank> a, ct::in<T, S::rank> b) const {
-    y.store(ct::astype<T>(Op{}(ct::astype<float>(a.load_like(y)), ct::astype<float>(b.load_like(y)))));
+    y.store(ct::astype<T>(math_for<T>(Op{}, ct::astype<float>(a.load_like(y)), ct::astype<float>(b.load_like(y)))));
   }
 };
 
@@ -72,7 +77,7 @@ struct bias_act_map {
     const auto [i, j] = y.tile_index();
     (void)i;
     const auto b = ct::astype<float>(bias.tiled(ct::shape<BN>{}).load(j));
-    y.store(ct::astype<T>(Act{}(ct::astype<float>(x.load_like(y)) + b)));
+    y.store(ct::astype<T>(math_for<T>(Act{}, ct::astype<float>(x.load_like(y)) + b)));
   }
 };
 
@@ -150,7 +155,7 @@ ct::pending bias_act(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>&
   detail::require_same_extents("bias_act", "x", x, "y", y);
   detail::require_rank("bias_act", "bias", bias, 1);
   detail::require_extent("bias_act", "bias", bias, 0, x.extent(1));
-  constexpr int BM = 4, BN = 64 * detail::vec<T>;
+  constexpr int BM = 8, BN = 64 * detail::vec<T>;  // 4 chunks a thread of each operand, as flat_tile
   return ct::launch(s, detail::bias_act_map<T, BM, BN, Act>{}, y.partition(ct::shape<BM, BN>{}), x, bias);
 }
 

@@ -1,4 +1,5 @@
-// Softmax over the last axis of a 2-D tensor, in f32, stored as T.
+// Softmax over the last axis of a 2-D tensor, in f32 (exponentials approximate for 16-bit T:
+// detail::exp_for), stored as T.
 // Rows up to 8192 columns live in one tile: one read, one write. Longer rows (64K-256K columns)
 // stream through the row twice: the first pass keeps a running max and a running sum of
 // exponentials rescaled to that max (online softmax), the second writes exp(x - max) / sum.
@@ -15,7 +16,7 @@ struct softmax_tile_map {
   static constexpr const char* name = "ct_kernels_softmax";
   CT_TILE void operator()(ct::out<T, ct::shape<BM, BN>> y, ct::in<T, 2> x) const {
     const auto t = ct::astype<float>(x.load_like(y, ct::pad::neg_inf));
-    const auto e = ct::exp(t - ct::max(t, ct::axis<1>, ct::keepdims));
+    const auto e = exp_for<T>(t - ct::max(t, ct::axis<1>, ct::keepdims));
     y.store(ct::astype<T>(e * (1.0f / ct::sum(e, ct::axis<1>, ct::keepdims))));
   }
 };
@@ -38,14 +39,14 @@ struct softmax_online_map {
     for (index_t k = 0; k < tiles; ++k) {
       const auto t = ct::astype<float>(view.load(i, k));
       const auto m_new = ct::maximum(m, ct::max(t, ct::axis<1>, ct::keepdims));
-      l = l * ct::exp(m - m_new) + ct::sum(ct::exp(t - m_new), ct::axis<1>, ct::keepdims);
+      l = l * exp_for<T>(m - m_new) + ct::sum(exp_for<T>(t - m_new), ct::axis<1>, ct::keepdims);
       m = m_new;
     }
     const auto inv = 1.0f / l;
     const auto row = y.subtiles(ct::shape<1, BN>{});
     for (index_t k = 0; k < tiles; ++k) {
       const auto t = ct::astype<float>(view.load(i, k));
-      row.store({0, k}, ct::astype<T>(ct::exp(t - m) * inv));
+      row.store({0, k}, ct::astype<T>(exp_for<T>(t - m) * inv));
     }
   }
 };
