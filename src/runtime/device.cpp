@@ -1,6 +1,7 @@
 // Device discovery and selection.
 #include "ctile/runtime/device.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 
@@ -46,11 +47,17 @@ std::string device::description() const {
 
 int device::compute_capability() const {
   if (is_cpu()) return 0;
+  // Asked on every launch of a pipelined kernel, so cached per device (it cannot change).
+  static std::atomic<int> known[64];
+  const bool cached = ordinal_ >= 0 && ordinal_ < 64;
+  if (cached)
+    if (const int cc = known[ordinal_].load(std::memory_order_relaxed); cc != 0) return cc;
   int major = 0, minor = 0;
   detail::cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal_),
                      "cudaDeviceGetAttribute", name());
   detail::cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal_),
                      "cudaDeviceGetAttribute", name());
+  if (cached) known[ordinal_].store(10 * major + minor, std::memory_order_relaxed);
   return 10 * major + minor;
 }
 

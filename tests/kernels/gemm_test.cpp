@@ -93,9 +93,11 @@ const std::vector<dims> shapes = {{0, 1, 1, 1},   {0, 1, 64, 256}, {0, 7, 13, 5}
 
 // Shapes for the tensor-core path (sm_90a: 128 x 128 x 64 tiles staged by cp.async when rows are
 // 16-byte aligned): several K trips, a partial last K tile, M and N off the tile, batches, and
-// one misaligned case (K = 100) that stages element by element.
+// one misaligned case (K = 100) that stages element by element. With an even count of N tiles
+// (2 x 136 x 256, 392 x 500) the clustered configuration pairs CTAs along N.
 const std::vector<dims> tensor_core_shapes = {{0, 200, 264, 328}, {0, 256, 128, 1024}, {2, 136, 256, 192},
-                                              {0, 17, 128, 64},   {0, 128, 8, 64},     {0, 130, 136, 100}};
+                                              {0, 17, 128, 64},   {0, 128, 8, 64},     {0, 130, 136, 100},
+                                              {0, 392, 500, 392}};
 
 template <class T, class TC>
 void check_exact_on(const ct::device& dev, const std::vector<dims>& list,
@@ -126,7 +128,7 @@ TEST_P(gemm, tensor_core_shapes_are_exact) {
 // other devices naming one is refused with a message, and the output is left alone.
 TEST_P(gemm, tensor_core_configurations_by_name) {
   const bool hopper = dev().is_cuda() && dev().compute_capability() == 90;
-  for (const auto tiles : {kn::gemm_tiling::wgmma, kn::gemm_tiling::wgmma_paired}) {
+  for (const auto tiles : {kn::gemm_tiling::wgmma, kn::gemm_tiling::wgmma_paired, kn::gemm_tiling::wgmma_cluster}) {
     if (hopper) {
       check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes, tiles);
       check_exact_on<ct::f16, float>(dev(), {{0, 136, 128, 72}, {0, 200, 264, 328}}, tiles);
@@ -159,6 +161,36 @@ TEST_P(gemm, tma_and_thread_staging_give_the_same_bits) {
     const auto want = reference_product(host_f64(a), host_f64(b), counted(d));
     EXPECT_TRUE(close_to<ct::bf16>(host_f64(by_tma), want.c, want.scale, d.k));
   }
+}
+
+// A pipelined product whose trip count differs between neighbouring tiles along N (odd tiles
+// skip the last K tile), declared with clusters along N: on Hopper the two CTAs of a cluster
+// disagree on the trip count, so neither may multicast its A tiles to the other.
+struct uneven_trips {
+  static constexpr const char* name = "test_uneven_trips";
+  static constexpr std::size_t shared_bytes = 2 * ct::pipeline_shared_bytes;
+  static constexpr ct::co_schedule co_schedule{1, 2, 2, 2};
+  CT_TILE void operator()(ct::out<float, ct::shape<1, 128, 128>> c, ct::in<ct::bf16, 3> a, ct::in<ct::bf16, 3> b) const {
+    const auto t = c.tile_index();
+    const auto ta = a.tiled(ct::shape<1, 128, 64>{});
+    const auto tb = b.tiled(ct::shape<1, 64, 128>{});
+    const auto acc = ct::pipelined(t, ct::num_tiles(ta, 2) - t[2] % 2,
+                                   ct::stages(ct::stage(ta, kn::detail::a_tile_at{}), ct::stage(tb, kn::detail::b_tile_at{})),
+                                   ct::zeros<float, 1, 128, 128>(), [](auto acc, auto sa, auto sb) { return ct::mma(sa, sb, acc); });
+    c.store(acc);
+  }
+};
+
+TEST_P(gemm, cluster_peers_with_different_trip_counts) {
+  const dims d{1, 256, 512, 320};  // 5 K trips; tiles 1 and 3 along N take 4
+  const auto a = small_ints<ct::bf16>({1, d.m, d.k}, dev()), b = small_ints<ct::bf16>({1, d.k, d.n}, dev());
+  auto c = poisoned<float>({1, d.m, d.n}, dev());
+  ct::launch(ct::default_stream(dev()), uneven_trips{}, c.partition(ct::shape<1, 128, 128>{}), a, b).wait();
+  const auto full = reference_product(host_f64(a), host_f64(b), d).c;
+  const dims short_k{1, d.m, d.n, d.k - 64};
+  const auto shorter = reference_product(host_f64(a.slice(2, 0, short_k.k)), host_f64(b.slice(1, 0, short_k.k)), short_k).c;
+  const auto want = reference(full.size(), [&](std::size_t i) { return (i % std::size_t(d.n)) / 128 % 2 ? shorter[i] : full[i]; });
+  EXPECT_TRUE(all_equal(host_f64(c), want));
 }
 
 template <class T, class TC>

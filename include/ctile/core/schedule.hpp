@@ -8,7 +8,17 @@
 // the partition has a tile count along `axis` that `blocks` does not divide, the last CTA's
 // extra tile blocks get tile indices past the partition's end: their loads give padding and
 // their stores are dropped, so a co-scheduled kernel must not use its tile index in unchecked
-// accesses. The CPU backend runs every tile block alone.
+// accesses.
+//
+// It may also ask for clusters:
+//     static constexpr ct::co_schedule co_schedule{1, 2, /*cluster_axis=*/2, /*cluster=*/2};
+// pairs CTAs that are neighbours along grid axis `cluster_axis` into a thread-block cluster, so
+// that ct::pipelined on sm_90a can load an operand both read once and multicast it to both (the
+// A tiles of two GEMM tiles in the same row). The launch forms clusters only on a Hopper GPU and
+// when `cluster` divides the CTA count along that axis; otherwise the kernel runs without them,
+// with the same result. Both CTAs of a cluster must run their ct::pipelined loops alike (the
+// same number of them, in the same order): they wait for each other at each one's start and end.
+// The CPU backend runs every tile block alone.
 #pragma once
 
 namespace ct {
@@ -16,6 +26,8 @@ namespace ct {
 struct co_schedule {
   int axis = 0;    // grid axis along which neighbouring tile blocks share a CTA
   int blocks = 1;  // tile blocks per CTA: 1 or 2
+  int cluster_axis = 0;  // grid axis along which neighbouring CTAs form a cluster
+  int cluster = 1;       // CTAs per cluster: 1 or 2
 };
 
 }  // namespace ct

@@ -313,22 +313,48 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
     // arrives on that stage's empty barrier, which the loaders wait on before refilling it. The
     // refill of trip k + S - 2 is issued in trip k, after the stage of trip k - 2 is empty: one
     // trip of slack, so the loaders rarely wait, and S - 2 trips of loads ahead of the wgmmas.
+    // (Testing the barrier instead and refilling whatever is free, up to trip k + S - 1, was
+    // measured slower: 0.64 against 0.76 of cuBLAS over the sweep.)
+    //
+    // Two CTAs of a cluster (ct::co_schedule's cluster) whose A tiles are the same (the A map
+    // ignores the cluster axis) load each A tile once: CTA r loads tile block r's and multicasts
+    // it into both. A stage is then refilled only once the warps of both CTAs are done with it:
+    // each warp arrives on its own CTA's empty barrier and on the peer's. Should the two
+    // disagree on the trip count, each loads its own tiles (and its warps arrive twice on their
+    // own barrier). It halves the A traffic from L2 but was measured slower (0.63 against 0.76
+    // of cuBLAS over the sweep): each loader is a consumer thread, and waiting for the slower
+    // of two CTAs holds back its warpgroup's wgmmas. A producer warp should let it pay.
+    constexpr unsigned a_ignores = map_ignored_axes<typename SpecA::map_type, R>();
+    unsigned peers = 1;  // CTAs whose warps free a stage
+    if constexpr (Blocks > 1)
+      if (((a_ignores >> backend::cuda::context().cluster_axis) & 1u) != 0) peers = sm90::cluster_size();
     sm90::ring_barriers& bars = sm90::fold_barriers(Blocks > 1 ? 0 : backend::cuda::slot());
     if (thread == 0 && slot == 0) {
       for (int s = 0; s < S; ++s) {
         sm90::mbarrier_init(&bars.full[s], Blocks);
-        sm90::mbarrier_init(&bars.empty[s], Blocks * threads / 32);
+        sm90::mbarrier_init(&bars.empty[s], peers * Blocks * threads / 32);
       }
+      bars.trips = unsigned(trips);
       sm90::fence_barrier_init();
     }
     sm90::fence_proxy_async_shared();  // the exchange's reads of the ring before TMA's writes to it
-    barrier();
+    const unsigned rank = peers > 1 ? sm90::cluster_rank() : 0;
+    bool multicast = false;
+    if (peers > 1) {
+      sm90::cluster_sync();  // both CTAs' barriers are set and rings idle before either loads
+      multicast = sm90::peer_shared_u32(&bars.trips, rank ^ 1u) == unsigned(trips);
+    } else {
+      barrier();
+    }
     const auto load = [&](index_t k) {
       const std::uint32_t s = std::uint32_t(k % S);
       unsigned char* stage = smem + s * ring::stage_bytes;
       constexpr std::uint32_t a_bytes = sm90::tma_tile_bytes<SA>, b_bytes = sm90::tma_tile_bytes<SB>;
       sm90::mbarrier_arrive_expect_tx(&bars.full[s], slot == 0 ? a_bytes + b_bytes : a_bytes);
-      sm90::tma_stage_tile<SA>(stage + slot * ring::bytes_a, map_a, stage_origin(spec_a, t, k), &bars.full[s]);
+      if (!multicast)
+        sm90::tma_stage_tile<SA>(stage + slot * ring::bytes_a, map_a, stage_origin(spec_a, t, k), &bars.full[s]);
+      else if (unsigned(slot) == rank)
+        sm90::tma_stage_tile<SA>(stage + slot * ring::bytes_a, map_a, stage_origin(spec_a, t, k), &bars.full[s], 0b11);
       if (slot == 0) sm90::tma_stage_tile<SB>(stage + ring::b_offset, map_b, stage_origin(spec_b, t, k), &bars.full[s]);
     };
     if (thread == 0)
@@ -337,15 +363,29 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
       sm90::mbarrier_wait(&bars.full[k % S], unsigned(k / S) & 1u);
       consume(acc, k);
       sm90::wgmma_wait<1>();  // trip k-1's batch is done in this warp
-      if (k > 0 && thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[(k - 1) % S]);
+      if (k > 0 && thread % 32 == 0) {
+        std::uint64_t* empty = &bars.empty[(k - 1) % S];
+        sm90::mbarrier_arrive(empty);
+        if (peers > 1) {
+          if (multicast) sm90::mbarrier_arrive_peer(empty, rank ^ 1u);
+          else sm90::mbarrier_arrive(empty);
+        }
+      }
       const index_t next = k + S - 2;
       if (thread == 0 && k > 0 && next < trips) {
-        if (next >= S) sm90::mbarrier_wait(&bars.empty[next % S], unsigned(next / S - 1) & 1u);
+        if (next >= S) {
+          // A peer's arrivals are releases at cluster scope: acquire at that scope.
+          if (peers > 1) sm90::mbarrier_wait_cluster(&bars.empty[next % S], unsigned(next / S - 1) & 1u);
+          else sm90::mbarrier_wait(&bars.empty[next % S], unsigned(next / S - 1) & 1u);
+        }
         load(next);
       }
     }
     sm90::wgmma_wait<0>();
-    barrier();
+    // Neither CTA of a cluster leaves (or reuses its ring) while the other may still arrive on
+    // its barriers.
+    if (peers > 1) sm90::cluster_sync();
+    else barrier();
     if (thread == 0 && slot == 0)
       for (int s = 0; s < S; ++s) sm90::mbarrier_inval(&bars.full[s]), sm90::mbarrier_inval(&bars.empty[s]);
   } else {

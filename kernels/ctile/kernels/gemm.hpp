@@ -29,6 +29,8 @@ enum class gemm_tiling {
   simt,          // 64 x 64 x 32 (16 x 64 x 64 when M <= 16) on the SIMT path
   wgmma,         // 128 x 128 x 64, one tile block per CTA
   wgmma_paired,  // 128 x 128 x 64, two tile blocks per CTA sharing each B stage
+  wgmma_cluster, // wgmma_paired, and pairs of CTAs along N in a cluster sharing each A stage
+                 // (slower for now: docs/backend.md)
 };
 
 template <class TC>
@@ -43,11 +45,13 @@ struct gemm_args {
 
 namespace detail {
 
-template <int BM, int BN, int BK, std::size_t SharedBytes = 0, int Paired = 1>
+template <int BM, int BN, int BK, std::size_t SharedBytes = 0, int Paired = 1, int Cluster = 1>
 struct gemm_config {
   static constexpr int bm = BM, bn = BN, bk = BK;
   static constexpr std::size_t shared_bytes = SharedBytes;
-  static constexpr ct::co_schedule co_schedule{1, Paired};  // neighbours along M share B
+  // Neighbours along M share a CTA and its B tiles; neighbouring CTAs along N, a cluster and
+  // its A tiles.
+  static constexpr ct::co_schedule co_schedule{1, Paired, 2, Cluster};
 };
 
 // Tile index (batch, m, n) and trip k -> the operand tiles of that trip.
@@ -88,6 +92,7 @@ struct gemm_tiles {
 // little and multiply the device compile time.
 using gemm_wgmma = gemm_config<128, 128, 64, ct::pipeline_shared_bytes>;
 using gemm_wgmma_paired = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2>;
+using gemm_wgmma_cluster = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 2>;
 using gemm_square = gemm_config<64, 64, 32>;
 using gemm_short_m = gemm_config<16, 64, 64>;
 
@@ -163,12 +168,13 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
   };
   constexpr bool sixteen_bit = !std::is_same_v<T, float>;
   const bool hopper = gemm_use_wgmma(s.dev());
-  if (tiles == gemm_tiling::wgmma || tiles == gemm_tiling::wgmma_paired)
+  if (tiles == gemm_tiling::wgmma || tiles == gemm_tiling::wgmma_paired || tiles == gemm_tiling::wgmma_cluster)
     require(sixteen_bit && hopper, "gemm: the tensor-core tiles need bf16 or f16 inputs and a Hopper GPU (" +
                                        s.dev().description() + ")");
   if constexpr (sixteen_bit) {
     if (tiles == gemm_tiling::wgmma) return run(gemm_wgmma{});
     if (tiles == gemm_tiling::wgmma_paired) return run(gemm_wgmma_paired{});
+    if (tiles == gemm_tiling::wgmma_cluster) return run(gemm_wgmma_cluster{});
     if (tiles == gemm_tiling::automatic && hopper && !gemm_use_short_m(c3.extent(1))) return run(gemm_wgmma_paired{});
   }
   if (gemm_use_short_m(c3.extent(1))) return run(gemm_short_m{});

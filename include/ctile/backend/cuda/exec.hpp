@@ -21,6 +21,7 @@ struct cta_context {
   int axis;              // the co-scheduled grid axis
   int extent;            // tile blocks along it (the partition's count; the grid is rounded up)
   unsigned ring_bytes;   // the kernel's shared_bytes
+  int cluster_axis;      // the grid axis along which CTAs pair into clusters, if the launch made them
 };
 inline constexpr unsigned cta_context_bytes = 1024;
 __device__ inline cta_context& context() { return *reinterpret_cast<cta_context*>(dynamic_smem()); }

@@ -47,12 +47,12 @@ __global__ void __launch_bounds__(config::gpu_block_threads)
 // The CTA's context goes to the start of dynamic shared memory before any tile code runs.
 template <int Blocks, class K, class Table, class... V>
 __global__ void __launch_bounds__(config::gpu_block_threads * Blocks, 1)
-    kernel_entry_co(K kernel, int axis, int extent, unsigned ring_bytes, const __grid_constant__ Table tma,
-                    V... views) {
+    kernel_entry_co(K kernel, int axis, int extent, unsigned ring_bytes, int cluster_axis,
+                    const __grid_constant__ Table tma, V... views) {
   __builtin_assume(blockDim.y == unsigned(Blocks));
   __builtin_assume(threadIdx.y < unsigned(Blocks));
   if (threadIdx.x == 0 && threadIdx.y == 0) {
-    context() = cta_context{axis, extent, ring_bytes};
+    context() = cta_context{axis, extent, ring_bytes, cluster_axis};
     sm90::publish(tma);
   }
   __syncthreads();
@@ -141,6 +141,9 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
   constexpr ct::co_schedule co = ct::detail::kernel_co_schedule<K>();
   static_assert(co.blocks == 1 || co.blocks == 2, "ct::co_schedule: blocks must be 1 or 2");
   static_assert(co.axis >= 0 && co.axis <= 2, "ct::co_schedule: axis must be 0, 1 or 2");
+  static_assert(co.cluster == 1 || co.cluster == 2, "ct::co_schedule: cluster must be 1 or 2");
+  static_assert(co.cluster_axis >= 0 && co.cluster_axis <= 2, "ct::co_schedule: cluster_axis must be 0, 1 or 2");
+  static_assert(co.cluster == 1 || co.blocks == 2, "ct::co_schedule: clusters need blocks = 2 (for now)");
   if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
     kernel_entry<K, V...><<<g, config::gpu_block_threads, 0, cs>>>(kernel, views...);
@@ -159,10 +162,31 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
       else return sm90::no_tma_table{};
     }();
     using table = decltype(tma);
-    allow_shared_bytes(name, s, kernel_entry_co<co.blocks, K, table, V...>, bytes);
-    kernel_entry_co<co.blocks, K, table, V...>
-        <<<dim3{g[0], g[1], g[2]}, dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks)}, bytes, cs>>>(
-            kernel, co.axis, grid[co.axis], unsigned(shared_bytes), tma, views...);
+    const auto entry = kernel_entry_co<co.blocks, K, table, V...>;
+    allow_shared_bytes(name, s, entry, bytes);
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = dim3{g[0], g[1], g[2]};
+    launch.blockDim = dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks)};
+    launch.dynamicSmemBytes = bytes;
+    launch.stream = cs;
+    // Clusters (ct::co_schedule's cluster) where the kernel asks for them, a Hopper GPU runs
+    // them, and they tile the grid; without, the same kernel runs unclustered.
+    cudaLaunchAttribute cluster{};
+    if constexpr (co.cluster > 1 && shared_bytes > 0) {
+      if (g[co.cluster_axis] % unsigned(co.cluster) == 0 && s.dev().compute_capability() / 10 == 9) {
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        unsigned dims[3] = {1, 1, 1};
+        dims[co.cluster_axis] = unsigned(co.cluster);
+        cluster.val.clusterDim.x = dims[0], cluster.val.clusterDim.y = dims[1], cluster.val.clusterDim.z = dims[2];
+        launch.attrs = &cluster;
+        launch.numAttrs = 1;
+      }
+    }
+    const cudaError_t err = cudaLaunchKernelEx(&launch, entry, kernel, co.axis, grid[co.axis], unsigned(shared_bytes),
+                                               co.cluster_axis, tma, views...);
+    if (err != cudaSuccess)
+      throw ct::error("launch of kernel '" + name + "' on " + s.dev().name() + " failed: " + cudaGetErrorName(err) +
+                      " (" + cudaGetErrorString(err) + ")");
   }
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)

@@ -41,6 +41,19 @@ __device__ inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
       : "memory");
 }
 
+// mbarrier_wait, acquiring at cluster scope: for barriers a peer CTA arrives on.
+__device__ inline void mbarrier_wait_cluster(std::uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_again:\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_again;\n"
+      "}\n" ::"r"(smem_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+
 // The box of `map` whose first element is at (col, row), into `dst` (1024-byte aligned for
 // the 128B swizzle); completes on `bar`. Elements outside the tensor land as zero.
 __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, int col, int row, std::uint64_t* bar) {
@@ -57,6 +70,52 @@ __device__ inline void tma_load_3d(void* dst, const CUtensorMap* map, int col, i
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
           smem_address(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(batch), "r"(smem_address(bar))
+      : "memory");
+}
+
+// Thread block clusters (ct::co_schedule's cluster): this CTA's rank in its cluster and the
+// cluster's size (1 when the launch made none).
+__device__ inline unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ inline unsigned cluster_size() {
+  unsigned n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+  return n;
+}
+// Every thread of every CTA of the cluster: what each wrote to shared memory (its own or a
+// peer's) before is visible to all after.
+__device__ inline void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// The word at `p` in this CTA's shared memory, read from the same place in CTA `cta`'s.
+__device__ inline unsigned peer_shared_u32(const unsigned* p, unsigned cta) {
+  unsigned remote, v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_address(p)), "r"(cta));
+  asm volatile("ld.shared::cluster.u32 %0, [%1];\n" : "=r"(v) : "r"(remote) : "memory");
+  return v;
+}
+// Arrives on the barrier at the same place as `bar` in CTA `cta`'s shared memory.
+__device__ inline void mbarrier_arrive_peer(std::uint64_t* bar, unsigned cta) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(smem_address(bar)),
+      "r"(cta)
+      : "memory");
+}
+// tma_load_3d into every CTA of the cluster named by bit mask `ctas`: the box lands at `dst`'s
+// offset in each one's shared memory and completes on the barrier at `bar`'s offset there.
+__device__ inline void tma_load_3d_multicast(void* dst, const CUtensorMap* map, int col, int row, int batch,
+                                             std::uint64_t* bar, std::uint16_t ctas) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(smem_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(batch), "r"(smem_address(bar)), "h"(ctas)
       : "memory");
 }
 

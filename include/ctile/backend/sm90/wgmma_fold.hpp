@@ -177,9 +177,10 @@ __device__ inline void stage_tile(unsigned char* dst, const T* data, const globa
 // Stages the [R, C] tile of a view at `origin` into shared memory at `dst` (the layout of
 // smem_tile) by TMA: its 64 x 64 boxes, each 8 KiB of one panel, all completing on `bar`.
 // Elements outside the tensor land as zero.
+// With a nonzero `multicast` (a mask of cluster CTAs), the boxes land in each of those CTAs.
 template <class S, int R>
 __device__ inline void tma_stage_tile(unsigned char* dst, const CUtensorMap* map, const coord<R>& origin,
-                                      std::uint64_t* bar) {
+                                      std::uint64_t* bar, std::uint16_t multicast = 0) {
   constexpr int rows = rows_of<S>(), cols = cols_of<S>(), box = tma_box_extent;
   static_assert(rows % box == 0 && cols % box == 0, "wgmma fold: a TMA-staged tile is made of 64 x 64 boxes");
   const int batch = R == 3 ? int(origin[0]) : 0, row = int(origin[R - 2]), col = int(origin[R - 1]);
@@ -187,7 +188,10 @@ __device__ inline void tma_stage_tile(unsigned char* dst, const CUtensorMap* map
   for (int p = 0; p < cols / box; ++p)
     CT_UNROLL
     for (int q = 0; q < rows / box; ++q)
-      tma_load_3d(dst + (p * rows + q * box) * 128, map, col + p * box, row + q * box, batch, bar);
+      if (multicast != 0)
+        tma_load_3d_multicast(dst + (p * rows + q * box) * 128, map, col + p * box, row + q * box, batch, bar, multicast);
+      else
+        tma_load_3d(dst + (p * rows + q * box) * 128, map, col + p * box, row + q * box, batch, bar);
 }
 template <class S>
 inline constexpr std::uint32_t tma_tile_bytes = std::uint32_t(rows_of<S>() * cols_of<S>() * 2);
@@ -198,6 +202,7 @@ inline constexpr std::uint32_t tma_tile_bytes = std::uint32_t(rows_of<S>() * col
 struct ring_barriers {
   std::uint64_t full[4];
   std::uint64_t empty[4];
+  unsigned trips;  // the fold's trip count, for the peer CTA of a cluster to compare with its own
 };
 __device__ inline ring_barriers& fold_barriers(int slot) {
   __shared__ alignas(8) ring_barriers bars[2];
