@@ -81,6 +81,18 @@ struct bias_act_map {
   }
 };
 
+// The same over contiguous [M, N] tensors as one flat vector, when N is a multiple of the flat
+// tile: flat tile f then lies in one row, at bias tile f % (N / BN).
+template <class T, int BN, class Act>
+struct bias_act_flat_map {
+  static constexpr const char* name = "ct_kernels_bias_act_flat";
+  CT_TILE void operator()(ct::out<T, ct::shape<BN>> y, ct::in<T, 1> x, ct::in<T, 1> bias, index_t tiles_per_row) const {
+    const index_t f = y.tile_index()[0];
+    const auto b = ct::astype<float>(bias.tiled(ct::shape<BN>{}).load(f % tiles_per_row));
+    y.store(ct::astype<T>(math_for<T>(Act{}, ct::astype<float>(x.load_like(y)) + b)));
+  }
+};
+
 // Launches `kernel` over y's elements: as one flat vector when every tensor is contiguous,
 // else in 2-D tiles (rank 2 only).
 template <template <class, class> class K, class T, class... A>
@@ -155,6 +167,13 @@ ct::pending bias_act(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>&
   detail::require_same_extents("bias_act", "x", x, "y", y);
   detail::require_rank("bias_act", "bias", bias, 1);
   detail::require_extent("bias_act", "bias", bias, 0, x.extent(1));
+  constexpr int flat = detail::flat_tile<T>;
+  const index_t n = x.extent(1);
+  if (y.contiguous() && x.contiguous() && bias.contiguous() && n % flat == 0) {
+    auto yv = y.reshape({-1});
+    return ct::launch(s, detail::bias_act_flat_map<T, flat, Act>{}, yv.partition(ct::shape<flat>{}), x.reshape({-1}),
+                      bias, n / flat);
+  }
   constexpr int BM = 8, BN = 64 * detail::vec<T>;  // 4 chunks a thread of each operand, as flat_tile
   return ct::launch(s, detail::bias_act_map<T, BM, BN, Act>{}, y.partition(ct::shape<BM, BN>{}), x, bias);
 }

@@ -33,13 +33,18 @@ namespace detail {
 
 // part(0) combined elementwise with part(1) .. part(n - 1), n >= 1. Four tiles per step, so that
 // four loads are in flight before the first is waited on (one at a time leaves the memory system
-// idle between a block's loads).
+// idle between a block's loads); the first step too, when there are four.
 template <class Op, class Part>
 CT_HD auto accumulate(const Part& part, index_t n) {
-  auto acc = part(0);
-  index_t k = 1;
-  for (; k + 4 <= n; k += 4)
-    acc = Op::combine(acc, Op::combine(Op::combine(part(k), part(k + 1)), Op::combine(part(k + 2), part(k + 3))));
+  const auto four = [&](index_t k) {
+    return Op::combine(Op::combine(part(k), part(k + 1)), Op::combine(part(k + 2), part(k + 3)));
+  };
+  auto acc = n >= 4 ? four(0) : part(0);
+  index_t k = n >= 4 ? 4 : 1;
+  // Not unrolled further: four tiles in flight are enough, and more would cost registers.
+  CT_NO_UNROLL
+  for (; k + 4 <= n; k += 4) acc = Op::combine(acc, four(k));
+  CT_NO_UNROLL
   for (; k < n; ++k) acc = Op::combine(acc, part(k));
   return acc;
 }
@@ -77,7 +82,9 @@ ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   require_extent(what, "y", y, 0, x.extent(0));
   require(x.extent(1) > 0, kernels::detail::what(what, "x has no columns to reduce"));
   auto y2 = y.reshape({y.extent(0), 1});
-  return ct::launch(s, row_reduce_map<T, 1024 * vec<T>, Op>{}, y2.partition(ct::shape<1, 1>{}), x);
+  // Tiles of two chunks a thread (16 f32 values): four in flight hold 64 registers, so several
+  // blocks share an SM (one 8192-column tile took 255 registers and left two blocks an SM).
+  return ct::launch(s, row_reduce_map<T, 256 * vec<T>, Op>{}, y2.partition(ct::shape<1, 1>{}), x);
 }
 
 template <class Op, class T>
