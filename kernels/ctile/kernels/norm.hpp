@@ -3,16 +3,13 @@
 //   layernorm:  y = (x - mean) / sqrt(var + eps) * w + b        (biased variance)
 //   rmsnorm:    y = x / sqrt(mean(x^2) + eps) * w
 //   *_residual: h = x + r (stored as T), then y = norm(h); both h and y are written.
-// A row of up to 1024 columns is part of one tile ([8, 1024]); longer rows (up to 8192) are one
-// block each, normalised in pieces that the block reads from memory once and from cache again;
-// the fused residual variants keep the row in one tile, so x and r are read once.
+// A row of up to 8192 columns is one tile, so x (and r) are read once.
 #pragma once
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
 #include "ctile/kernels/detail.hpp"
-#include "ctile/kernels/reduce.hpp"
 
 namespace ct::kernels {
 
@@ -54,50 +51,6 @@ struct norm_map {
   }
 };
 
-// normalize over a row given in n pieces of Sub columns (piece(k): f32 [1, Sub], zero past the
-// row's end): the statistics over the pieces, then store(k, normalised piece k) for each. Each
-// pass reads the pieces again (the first from memory, the others mostly from cache), so a piece's
-// registers are live rather than a row's: a whole 8192-column tile held 168-180 registers a
-// thread and left two or three blocks an SM.
-template <class Kind, class T, int Sub, class Piece, class Store>
-CT_HD void normalize_in_pieces(const Piece& piece, index_t n, const ct::in<T, 1>& w, const ct::in<T, 1>& b,
-                               index_t cols, float eps, const Store& store) {
-  const float inv_cols = 1.0f / float(cols);
-  const auto tw = w.tiled(ct::shape<Sub>{});
-  const auto weight = [&](index_t k) { return ct::astype<float>(tw.load(k)); };
-  if constexpr (std::is_same_v<Kind, rms_norm_t>) {
-    (void)b;
-    const auto squares = accumulate<sum_t>([&](index_t k) { const auto t = piece(k); return t * t; }, n);
-    const auto scale = ct::rsqrt(ct::sum(squares, ct::axis<1>, ct::keepdims) * inv_cols + eps);
-    for (index_t k = 0; k < n; ++k) store(k, piece(k) * scale * weight(k));
-  } else {
-    const auto tb = b.tiled(ct::shape<Sub>{});
-    const auto mean = ct::sum(accumulate<sum_t>(piece, n), ct::axis<1>, ct::keepdims) * inv_cols;
-    using I = std::conditional_t<sizeof(T) == 2, std::int16_t, std::int32_t>;  // as in normalize
-    const auto deviation = [&](index_t k) {
-      return ct::where(ct::arange<I, Sub>() + I(k * Sub) < I(cols), piece(k) - mean, 0.0f);
-    };
-    const auto squares = accumulate<sum_t>([&](index_t k) { const auto d = deviation(k); return d * d; }, n);
-    const auto scale = ct::rsqrt(ct::sum(squares, ct::axis<1>, ct::keepdims) * inv_cols + eps);
-    for (index_t k = 0; k < n; ++k) store(k, deviation(k) * scale * weight(k) + ct::astype<float>(tb.load(k)));
-  }
-}
-
-// One row per block, in pieces of Sub columns (normalize_in_pieces).
-template <class T, class Kind, int Sub>
-struct norm_pieces_map {
-  static constexpr const char* name = "ct_kernels_norm_pieces";
-  CT_TILE void operator()(ct::out<T, ct::shape<1, max_norm_cols>> y, ct::in<T, 2> x, ct::in<T, 1> w, ct::in<T, 1> b,
-                          float eps) const {
-    const index_t i = y.tile_index()[0];
-    const auto view = x.tiled(ct::shape<1, Sub>{});
-    const auto row = y.subtiles(ct::shape<1, Sub>{});
-    normalize_in_pieces<Kind, T, Sub>([&](index_t k) { return ct::astype<float>(view.load(i, k)); },
-                                      ct::num_tiles(view, 1), w, b, x.extent(1), eps,
-                                      [&](index_t k, const auto& v) { row.store({0, k}, ct::astype<T>(v)); });
-  }
-};
-
 template <class T, class Kind, int BM, int BN>
 struct residual_norm_map {
   static constexpr const char* name = "ct_kernels_residual_norm";
@@ -128,8 +81,8 @@ ct::pending norm(const char* what, const ct::stream& s, ct::tensor<T>& y, const 
   if (b) require_extent(what, "b", *b, 0, x.extent(1));
   if (x.extent(1) <= 1024)
     return ct::launch(s, norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x, w, bias, eps);
-  return ct::launch(s, norm_pieces_map<T, Kind, 256 * vec<T>>{}, y.partition(ct::shape<1, max_norm_cols>{}), x, w,
-                    bias, eps);
+  return ct::launch(s, norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}), x, w, bias,
+                    eps);
 }
 
 template <class Kind, class T>

@@ -33,15 +33,29 @@ namespace detail {
 
 // part(0) combined elementwise with part(1) .. part(n - 1), n >= 1. Four tiles per step, so that
 // four loads are in flight before the first is waited on (one at a time leaves the memory system
-// idle between a block's loads); the first step too, when there are four.
+// idle between a block's loads).
 template <class Op, class Part>
 CT_HD auto accumulate(const Part& part, index_t n) {
+  auto acc = part(0);
+  index_t k = 1;
+  for (; k + 4 <= n; k += 4)
+    acc = Op::combine(acc, Op::combine(Op::combine(part(k), part(k + 1)), Op::combine(part(k + 2), part(k + 3))));
+  for (; k < n; ++k) acc = Op::combine(acc, part(k));
+  return acc;
+}
+
+// The same for a few small tiles (a row reduction's row is four of them): the first four in
+// one step as well, and the loops kept rolled. Measured on the H200 (bench/results/
+// 2026-12-03-bandwidth-d.md): row_sum 2430 -> 3820 GB/s with it and two-chunk tiles; the
+// column reductions, whose splits are many tiles tall, lost a third with it (1841 -> 1283), so
+// they keep `accumulate`.
+template <class Op, class Part>
+CT_HD auto accumulate_by_fours(const Part& part, index_t n) {
   const auto four = [&](index_t k) {
     return Op::combine(Op::combine(part(k), part(k + 1)), Op::combine(part(k + 2), part(k + 3)));
   };
   auto acc = n >= 4 ? four(0) : part(0);
   index_t k = n >= 4 ? 4 : 1;
-  // Not unrolled further: four tiles in flight are enough, and more would cost registers.
   CT_NO_UNROLL
   for (; k + 4 <= n; k += 4) acc = Op::combine(acc, four(k));
   CT_NO_UNROLL
@@ -57,7 +71,7 @@ struct row_reduce_map {
     (void)unused;
     const auto view = x.tiled(ct::shape<1, BN>{}, typename Op::pad{});
     const auto part = [&](index_t k) { return ct::astype<float>(view.load(i, k)); };
-    y.store(ct::astype<T>(Op::template across<1>(accumulate<Op>(part, ct::num_tiles(view, 1)))));
+    y.store(ct::astype<T>(Op::template across<1>(accumulate_by_fours<Op>(part, ct::num_tiles(view, 1)))));
   }
 };
 
