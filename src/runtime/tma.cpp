@@ -25,7 +25,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 }
 
 // The first driver rule `b` breaks, or "" when it breaks none.
-std::string box_problem(const tma_box_2d& b) {
+std::string box_problem(const tma_box& b) {
   const auto addr = reinterpret_cast<std::uintptr_t>(b.base);
   const index_t e = b.element_bytes;
   if (b.base == nullptr) return "no tensor data";
@@ -52,9 +52,9 @@ std::string box_problem(const tma_box_2d& b) {
 
 }  // namespace
 
-std::string tma_problem(const tma_box_2d& box) { return box_problem(box); }
+std::string tma_problem(const tma_box& box) { return box_problem(box); }
 
-CUtensorMap encode_tma_2d(const tma_box_2d& b) {
+CUtensorMap encode_tma(const tma_box& b) {
   const std::string problem = box_problem(b);
   require(problem.empty(), "ct: TMA box: " + problem);
   CUtensorMap map{};

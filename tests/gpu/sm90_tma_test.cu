@@ -15,8 +15,8 @@ namespace sm90 = ct::backend::sm90;
 using ct_test::HasSubstr;
 using ct_test::ThrowsMessage;
 
-ct::detail::tma_box_2d box_of(const void* base, ct::index_t rows, ct::index_t cols, ct::index_t stride) {
-  ct::detail::tma_box_2d b;
+ct::detail::tma_box box_of(const void* base, ct::index_t rows, ct::index_t cols, ct::index_t stride) {
+  ct::detail::tma_box b;
   b.base = base;
   b.rows = rows, b.cols = cols, b.row_stride = stride;
   b.box_rows = 64, b.box_cols = 64;
@@ -26,22 +26,22 @@ ct::detail::tma_box_2d box_of(const void* base, ct::index_t rows, ct::index_t co
 TEST(sm90_tma, boxes_the_driver_would_refuse_are_refused_first) {
   alignas(16) static unsigned char memory[64];
   const auto misaligned = box_of(memory + 2, 100, 200, 200);
-  EXPECT_THAT([&] { (void)ct::detail::encode_tma_2d(misaligned); }, ThrowsMessage<ct::error>(HasSubstr("16-byte aligned")));
+  EXPECT_THAT([&] { (void)ct::detail::encode_tma(misaligned); }, ThrowsMessage<ct::error>(HasSubstr("16-byte aligned")));
   const auto odd_stride = box_of(memory, 100, 201, 201);
-  EXPECT_THAT([&] { (void)ct::detail::encode_tma_2d(odd_stride); },
+  EXPECT_THAT([&] { (void)ct::detail::encode_tma(odd_stride); },
               ThrowsMessage<ct::error>(HasSubstr("row stride (402 bytes) is not a multiple of 16")));
   auto wide = box_of(memory, 100, 200, 200);
   wide.box_cols = 128;
-  EXPECT_THAT([&] { (void)ct::detail::encode_tma_2d(wide); }, ThrowsMessage<ct::error>(HasSubstr("at most 128 bytes")));
+  EXPECT_THAT([&] { (void)ct::detail::encode_tma(wide); }, ThrowsMessage<ct::error>(HasSubstr("at most 128 bytes")));
   auto big_box = box_of(memory, 100, 200, 200);
   big_box.box_rows = 512;
-  EXPECT_THAT([&] { (void)ct::detail::encode_tma_2d(big_box); }, ThrowsMessage<ct::error>(HasSubstr("between 1 and 256")));
+  EXPECT_THAT([&] { (void)ct::detail::encode_tma(big_box); }, ThrowsMessage<ct::error>(HasSubstr("between 1 and 256")));
   // The driver checks every stride, even that of a single row (the GEMM's 1 x 1 dummy operands).
   const auto one_odd_row = box_of(memory, 1, 3, 3);
   EXPECT_THAT(ct::detail::tma_problem(one_odd_row), HasSubstr("row stride (6 bytes) is not a multiple of 16"));
   auto odd_batches = box_of(memory, 100, 200, 200);
   odd_batches.batches = 3, odd_batches.batch_stride = 20001;
-  EXPECT_THAT([&] { (void)ct::detail::encode_tma_2d(odd_batches); },
+  EXPECT_THAT([&] { (void)ct::detail::encode_tma(odd_batches); },
               ThrowsMessage<ct::error>(HasSubstr("batch stride (40002 bytes) is not a multiple of 16")));
   EXPECT_EQ(ct::detail::tma_problem(box_of(memory, 100, 200, 200)), "");
 }
@@ -94,7 +94,7 @@ TEST(sm90_tma, swizzled_box_and_zero_filled_edge) {
   ASSERT_EQ(cudaMemcpy(data, host.data(), host.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemset(out, 0xab, 2 * 8192), cudaSuccess);
   ASSERT_EQ(cudaMemset(ran, 0, 4), cudaSuccess);
-  const CUtensorMap map = ct::detail::encode_tma_2d(box_of(data, rows, cols, cols));
+  const CUtensorMap map = ct::detail::encode_tma(box_of(data, rows, cols, cols));
   const int boxes[2][2] = {{64, 0}, {192, 64}};  // (col, row): inside, then over both edges
   tma_two_boxes<<<1, 128>>>(map, boxes[0][0], boxes[0][1], boxes[1][0], boxes[1][1], out, ran);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);

@@ -1,7 +1,8 @@
-// Host side of the Hopper tensor memory accelerator: a CUtensorMap describing a 2-D box of a
-// tensor, encoded through the driver's cuTensorMapEncodeTiled, which is found at run time
-// (cudaGetDriverEntryPointByVersion), so nothing links libcuda. Every driver rule is checked
-// first, so a tensor TMA cannot describe gets a ct::error naming the rule, not a launch failure.
+// Host side of the Hopper tensor memory accelerator: a CUtensorMap describing 2-D boxes of a
+// matrix or of a batch of matrices, encoded through the driver's cuTensorMapEncodeTiled, which
+// is found at run time (cudaGetDriverEntryPointByVersion), so nothing links libcuda. Every
+// driver rule is checked first, so a tensor TMA cannot describe gets a ct::error naming the
+// rule, not a launch failure.
 //
 // The launcher encodes one map per 16-bit input of a kernel with a ct::pipelined loop
 // (backend/cuda/launch.hpp), which the sm_90a fold loads its operand tiles with.
@@ -15,7 +16,7 @@
 
 namespace ct::detail {
 
-struct tma_box_2d {
+struct tma_box {
   const void* base = nullptr;  // first element (device memory)
   int element_bytes = 2;       // 1, 2, 4 or 8
   CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
@@ -32,10 +33,10 @@ struct tma_box_2d {
 
 // The first of the driver's rules `box` breaks, or an empty string: for callers that fall back
 // to another path rather than fail.
-std::string tma_problem(const tma_box_2d& box);
+std::string tma_problem(const tma_box& box);
 
 // Checks `box` against the driver's rules, then encodes it. Out-of-range box elements load as
 // zero. Throws ct::error on a rule violation or when no CUDA driver is available.
-CUtensorMap encode_tma_2d(const tma_box_2d& box);
+CUtensorMap encode_tma(const tma_box& box);
 
 }  // namespace ct::detail

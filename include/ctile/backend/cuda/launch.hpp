@@ -72,7 +72,7 @@ void describe_for_tma(sm90::tma_operand& o, const ct::in<T, R>& v) {
   o.base = v.data;
   o.extent[0] = 1;
   for (int a = 0; a < R; ++a) o.extent[3 - R + a] = v.g.extent[a], o.stride[3 - R + a] = v.g.stride[a];
-  ct::detail::tma_box_2d box;
+  ct::detail::tma_box box;
   box.base = v.data;
   box.element_bytes = 2;
   box.type = std::is_same_v<T, bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
@@ -85,7 +85,7 @@ void describe_for_tma(sm90::tma_operand& o, const ct::in<T, R>& v) {
                     o.extent[0] < coordinate_limit && o.extent[1] < coordinate_limit && o.extent[2] < coordinate_limit;
   if (!fits || !ct::detail::tma_problem(box).empty()) return;  // staged by threads instead
   try {
-    o.map = ct::detail::encode_tma_2d(box);
+    o.map = ct::detail::encode_tma(box);
     o.usable = 1;
   } catch (const ct::error&) {
     // A driver without TMA encoding: the fold stages this input by threads, same result.
