@@ -95,7 +95,9 @@ CT_HD auto reduce_last_axis(const tile<C, S, P>& x, Op op) {
 
 // For each slot, an earlier slot of the same thread whose coordinates agree off `Axis` in every
 // thread (so its reduction is the same value), or -1. Searched only for the GPU's small slot
-// counts; on the CPU backend every slot is computed.
+// counts (at most 64 a thread; a 16K-element f32 tile, 128 a thread, made the search too long a
+// constant evaluation for nvcc, and the kernel failed to compile); larger tiles, and the CPU
+// backend, compute every slot.
 template <int N>
 struct same_line_slots {
   int from[N];
@@ -111,7 +113,7 @@ constexpr same_line_slots<P::slots> find_same_line_slots() {
   };
   for (int s = 0; s < P::slots; ++s) {
     m.from[s] = -1;
-    if constexpr (P::slots <= 256) {
+    if constexpr (P::slots <= 64) {
       for (int e = 0; e < s && m.from[s] < 0; ++e) {
         bool same = true;
         for (int t = 0; t < P::threads && same; ++t) same = line(t, e) == line(t, s);
