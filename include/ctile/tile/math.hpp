@@ -51,7 +51,8 @@ CT_DEFINE_FLOAT_UNARY(ceil, std::ceil(a))
 // |x| <= 8 (the scaling by log2(e) adds |x| ulps or so beyond); division 2 ulps for divisors of
 // magnitude in [2^-126, 2^126] (larger ones give 0). That is far below one rounding of a bf16
 // or f16 result, which is what the bandwidth-bound kernels store. NaN and infinities behave as
-// in the accurate functions. f64 tiles, and the CPU backend, compute accurately.
+// in the accurate functions; the exponentials flush subnormal inputs and results to zero. f64
+// tiles, and the CPU backend, compute accurately.
 struct approx_t {};
 inline constexpr approx_t approx{};
 
