@@ -373,10 +373,12 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
       }
       const index_t next = k + S - 2;
       if (thread == 0 && k > 0 && next < trips) {
-        if (next >= S) {
+        if (next >= S) {  // the stage held trip next - S: wait until every warp is done with it
+          std::uint64_t* empty = &bars.empty[next % S];
+          const unsigned parity = unsigned(next / S - 1) & 1u;
           // A peer's arrivals are releases at cluster scope: acquire at that scope.
-          if (peers > 1) sm90::mbarrier_wait_cluster(&bars.empty[next % S], unsigned(next / S - 1) & 1u);
-          else sm90::mbarrier_wait(&bars.empty[next % S], unsigned(next / S - 1) & 1u);
+          if (peers > 1) sm90::mbarrier_wait_cluster(empty, parity);
+          else sm90::mbarrier_wait(empty, parity);
         }
         load(next);
       }

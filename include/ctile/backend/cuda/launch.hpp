@@ -92,6 +92,9 @@ void describe_for_tma(sm90::tma_operand& o, const ct::in<T, R>& v) {
   }
 }
 
+// Whether the stream's device is a Hopper GPU (TMA maps and clusters: compute capability 9.x).
+inline bool on_hopper(const ct::stream& s) { return s.dev().compute_capability() / 10 == 9; }
+
 // The table of TMA maps a launch of a pipelined kernel passes: on a Hopper GPU, one map per
 // candidate input (unusable ones marked so); elsewhere, or with no candidates, none.
 template <class... V>
@@ -101,7 +104,7 @@ auto tma_table_for(const ct::stream& s, const V&... views) {
     return sm90::no_tma_table{};
   } else {
     sm90::tma_table<n> table{};
-    if (s.dev().compute_capability() / 10 == 9) {
+    if (on_hopper(s)) {
       int i = 0;
       const auto add = [&](const auto& v) {
         if constexpr (tma_candidate_v<std::remove_cvref_t<decltype(v)>>) describe_for_tma(table.op[i++], v);
@@ -144,6 +147,7 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
   static_assert(co.cluster == 1 || co.cluster == 2, "ct::co_schedule: cluster must be 1 or 2");
   static_assert(co.cluster_axis >= 0 && co.cluster_axis <= 2, "ct::co_schedule: cluster_axis must be 0, 1 or 2");
   static_assert(co.cluster == 1 || co.blocks == 2, "ct::co_schedule: clusters need blocks = 2 (for now)");
+  cudaError_t err = cudaSuccess;  // what a launch API returned; a <<<>>> launch reports through cudaGetLastError
   if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
     kernel_entry<K, V...><<<g, config::gpu_block_threads, 0, cs>>>(kernel, views...);
@@ -173,7 +177,7 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
     // them, and they tile the grid; without, the same kernel runs unclustered.
     cudaLaunchAttribute cluster{};
     if constexpr (co.cluster > 1 && shared_bytes > 0) {
-      if (g[co.cluster_axis] % unsigned(co.cluster) == 0 && s.dev().compute_capability() / 10 == 9) {
+      if (g[co.cluster_axis] % unsigned(co.cluster) == 0 && on_hopper(s)) {
         cluster.id = cudaLaunchAttributeClusterDimension;
         unsigned dims[3] = {1, 1, 1};
         dims[co.cluster_axis] = unsigned(co.cluster);
@@ -182,13 +186,10 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
         launch.numAttrs = 1;
       }
     }
-    const cudaError_t err = cudaLaunchKernelEx(&launch, entry, kernel, co.axis, grid[co.axis], unsigned(shared_bytes),
-                                               co.cluster_axis, tma, views...);
-    if (err != cudaSuccess)
-      throw ct::error("launch of kernel '" + name + "' on " + s.dev().name() + " failed: " + cudaGetErrorName(err) +
-                      " (" + cudaGetErrorString(err) + ")");
+    err = cudaLaunchKernelEx(&launch, entry, kernel, co.axis, grid[co.axis], unsigned(shared_bytes), co.cluster_axis,
+                             tma, views...);
   }
-  const cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) err = cudaGetLastError();
   if (err != cudaSuccess)
     throw ct::error("launch of kernel '" + name + "' on " + s.dev().name() + " failed: " +
                     cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
