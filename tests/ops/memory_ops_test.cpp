@@ -5,9 +5,10 @@
 // padding even though the tensor holds them), in.permuted and loads through a transposed (non-
 // contiguous) tensor, out.store clipping at the edge of a view into a larger tensor, and
 // ct::store through a ct::unsafe::global to another block's tile (with an explicit grid), with
-// ct::assume_divisible_by and the grid-dependency controls in the same kernel. Outputs are
-// poisoned, and a margin around each destination view must stay poisoned; results must match
-// bit for bit (the sign of zero included).
+// ct::assume_divisible_by and the grid-dependency controls in the same kernel, and copies of rows
+// that start off a 16-byte boundary at every offset. Outputs are poisoned, and a margin around
+// each destination view must stay poisoned; results must match bit for bit (the sign of zero
+// included).
 #include "ops/ops_util.hpp"
 
 namespace {
@@ -254,6 +255,34 @@ TEST_P(memory_ops, out_store_clips_at_the_view_edge) {
   check_clipped_store<float, ct::shape<16, 16>>(dev(), {31, 37});
   check_clipped_store<ct::f16, ct::shape<1, 8192>>(dev(), {2, 8197});
   check_clipped_store<std::int64_t, ct::shape<4>>(dev(), {7});
+}
+
+// Rows that start off a 16-byte boundary at every element offset (odd widths), read from a view
+// that starts `skip` columns into its tensor and ends at that tensor's last element, written into
+// a view inside a poisoned frame. On the GPU whole chunks of such rows go through the straddling
+// loads and stores (backend/straddle.hpp): the frame catches a store piece in the wrong place,
+// compute-sanitizer a read past the tensor's end.
+template <class T, class S>
+void check_misaligned_rows(const ct::device& dev, ct::index_t rows, ct::index_t cols, ct::index_t skip) {
+  SCOPED_TRACE(cat(case_name<T, S>({rows, cols}), " from column ", skip));
+  const ct::extents_t source_extents = {rows, cols + skip};
+  const auto vx = memory_input<T>(element_count(source_extents));
+  const auto x = tensor_of(vx, source_extents, dev).slice(1, skip, cols + skip);
+  framed<T> y({rows, cols}, {1, skip + 1}, dev);
+  ct::launch(copy_tiles<T, S>{}, y.view.partition(S{}), x).wait();
+  EXPECT_TRUE(all_same(y.whole.to_host(), y.expected([&](const auto& c) {
+    return at_or(vx, source_extents, {c[0], c[1] + skip}, T(0));
+  }), true));
+}
+
+TEST_P(memory_ops, rows_off_a_16_byte_boundary) {
+  for (ct::index_t skip : {0, 1, 3}) check_misaligned_rows<ct::bf16, ct::shape<2, 1024>>(dev(), 9, 3001, skip);
+  check_misaligned_rows<ct::f16, ct::shape<1, 2048>>(dev(), 17, 2047, 0);
+  check_misaligned_rows<float, ct::shape<4, 256>>(dev(), 7, 1031, 0);
+  check_misaligned_rows<float, ct::shape<4, 256>>(dev(), 5, 1029, 1);
+  check_misaligned_rows<double, ct::shape<2, 64>>(dev(), 3, 129, 1);
+  check_misaligned_rows<std::int8_t, ct::shape<2, 512>>(dev(), 19, 1001, 0);
+  check_misaligned_rows<std::int8_t, ct::shape<2, 512>>(dev(), 3, 999, 2);
 }
 
 template <class T, class S>

@@ -28,12 +28,6 @@
 #ifndef CTILE_ARENA_BYTES
 #define CTILE_ARENA_BYTES 16384
 #endif
-// Warp-cooperative loads and stores of rows that start off a 16-byte boundary
-// (backend/memory.hpp). Off until it has been verified and timed on a GPU: it was written in a
-// session without GPU time (2026-12-03; see issue 5's note).
-#ifndef CTILE_WARP_SEGMENTS
-#define CTILE_WARP_SEGMENTS 0
-#endif
 
 namespace ct::config {
 
@@ -49,8 +43,6 @@ inline constexpr int gpu_block_threads = CTILE_BLOCK_WARPS * 32;
 // Shared memory used for layout conversions and cross-warp reductions. Conversions larger than
 // this run in several rounds, so it bounds speed, not correctness.
 inline constexpr int arena_bytes = CTILE_ARENA_BYTES;
-
-inline constexpr bool warp_segments = CTILE_WARP_SEGMENTS != 0;
 
 static_assert((CTILE_BLOCK_WARPS & (CTILE_BLOCK_WARPS - 1)) == 0 && CTILE_BLOCK_WARPS <= 32,
               "CTILE_BLOCK_WARPS must be a power of two between 1 and 32");

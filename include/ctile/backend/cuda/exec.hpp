@@ -35,15 +35,6 @@ __device__ inline unsigned char* arena() {
   return kernel_smem() + context().ring_bytes + (threadIdx.y - 1) * unsigned(config::arena_bytes);
 }
 
-// 16 bytes per thread for the warp-cooperative loads and stores of misaligned rows
-// (backend/memory.hpp), for up to two co-scheduled tile blocks. Apart from the arena, so that
-// each warp may use its own 512 bytes with only warp-level synchronisation while other warps
-// exchange through the arena.
-__device__ inline unsigned char* staging() {
-  __shared__ alignas(16) unsigned char buf[2 * config::gpu_block_threads * 16];
-  return buf + threadIdx.y * (config::gpu_block_threads * 16);
-}
-
 // Shuffles any trivially copyable value, one 32-bit word at a time.
 template <class T, class Shuffle>
 __device__ inline T shuffle_words(T x, Shuffle shuffle) {
