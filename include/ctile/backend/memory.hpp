@@ -3,11 +3,13 @@
 // element by element (predicated) otherwise, so ragged edges and odd strides stay correct.
 // Out-of-range elements load as the padding value and are never stored.
 //
-// Rows that start off a 16-byte boundary (a bf16 tensor of 8191 columns: 7 rows in 8) would
-// leave every chunk misaligned, and element by element a warp's accesses land 16 bytes apart:
-// 8x the memory transactions. A whole contiguous chunk off the boundary is therefore still moved
-// in aligned pieces (backend/straddle.hpp): a load reads the two aligned 16-byte blocks it
-// straddles and shifts, a store writes its bytes in each block as the fewest aligned pieces.
+// Rows that start off a 16-byte boundary (a bf16 tensor of 8191 columns: 7 rows in 8) leave
+// every chunk misaligned, and element by element a warp's accesses land 16 bytes apart: 8x the
+// memory transactions. With config::straddle_rows (CTILE_STRADDLE_ROWS, off by default: it
+// slows some aligned kernels, docs/backend.md) a whole contiguous chunk off the boundary moves
+// in aligned pieces (backend/straddle.hpp), and whole tiles skip the per-chunk tests. With it
+// off, the code below compiles to what it was before the option existed (same SASS for
+// bench/bandwidth.cpp).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -95,6 +97,55 @@ CT_HD index_t span_of(const global_view<R>& g) {
   }
   return last + 1;
 }
+
+// Element offset of coordinate c.
+template <int R>
+CT_HD index_t offset_of(const global_view<R>& g, const coord<R>& c) {
+  index_t o = 0;
+  CT_UNROLL
+  for (int i = 0; i < R; ++i) o += c[i] * g.stride[i];
+  return o;
+}
+
+// Whether the whole tile of shape S at `origin` is inside the tensor with its rows contiguous
+// (its chunks may still start off a 16-byte boundary).
+template <class S, int V, bool Checked, int R>
+CT_HD bool whole_and_contiguous(const global_view<R>& g, const coord<R>& origin) {
+  if (V > 1 && g.stride[R - 1] != 1) return false;
+  bool ok = true;
+  CT_UNROLL
+  for (int i = 0; i < R; ++i)
+    if (Checked) ok = ok && origin[i] >= 0 && origin[i] + S::dim(i) <= g.extent[i];
+  return ok;
+}
+
+// Whether, besides, every chunk is aligned (the tile's first element at `first`): then the tile
+// moves with one vector access a chunk and no test per chunk. Chunks start at multiples of V
+// along the last axis, so aligned rows suffice. (It repeats whole_and_contiguous's tests in its
+// own loop: calling it changed the code nvcc made for the kernels measured and sanitized on the
+// H200, 2026-12-04.)
+template <class S, int V, bool Checked, class T, int R>
+CT_HD bool whole_and_aligned(const T* first, const global_view<R>& g, const coord<R>& origin) {
+  if (V > 1 && g.stride[R - 1] != 1) return false;
+  if (!aligned<V * int(sizeof(T))>(first)) return false;
+  bool ok = true;
+  CT_UNROLL
+  for (int i = 0; i < R; ++i) {
+    if (Checked) ok = ok && origin[i] >= 0 && origin[i] + S::dim(i) <= g.extent[i];
+    if (i < R - 1) ok = ok && g.stride[i] % V == 0;
+  }
+  return ok;
+}
+
+// Brings a warp's threads back together after per-chunk branches. A block barrier that follows
+// (a layout exchange's bar.sync) must not meet a diverged warp, and ptxas did not always
+// reconverge it there (compute-sanitizer synccheck: "Divergent thread(s) in warp"). Tile loads
+// and stores are block-collective, so every thread of the warp reaches this.
+CT_HD inline void reconverge() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#endif
+}
 }  // namespace detail
 
 template <class S, int R>
@@ -119,7 +170,33 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
   constexpr int V = P::vec, bytes = V * int(sizeof(T));
   const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
   out r;
-  [[maybe_unused]] const T* span_end = base + detail::span_of(g);
+  [[maybe_unused]] const T* span_end = nullptr;
+  if constexpr (config::straddle_rows) {
+    const T* first = base + detail::offset_of(g, origin);
+    if (detail::whole_and_aligned<S, V, Checked>(first, g, origin)) {
+      CT_UNROLL
+      for (int k = 0; k < P::chunks_per_thread; ++k)
+        detail::copy_vector<bytes>(&r.v[k * V], first + detail::offset_of(g, out::coord_of(k * V)));
+      return r;
+    }
+    span_end = base + detail::span_of(g);
+    if constexpr (bytes == 16) {
+      if (detail::whole_and_contiguous<S, V, Checked>(g, origin)) {
+        CT_UNROLL
+        for (int k = 0; k < P::chunks_per_thread; ++k) {
+          const T* src = first + detail::offset_of(g, out::coord_of(k * V));
+          if (detail::aligned<bytes>(src)) detail::copy_vector<bytes>(&r.v[k * V], src);
+          else if (detail::straddle_readable(src, span_end)) detail::load_straddling(&r.v[k * V], src);
+          else {  // the tensor's last bytes: the aligned block after them may be past its allocation
+            CT_UNROLL
+            for (int v = 0; v < V; ++v) r.v[k * V + v] = src[v];
+          }
+        }
+        detail::reconverge();
+        return r;
+      }
+    }
+  }
   CT_UNROLL
   for (int k = 0; k < P::chunks_per_thread; ++k) {
     const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
@@ -130,7 +207,7 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
         detail::copy_vector<bytes>(&r.v[k * V], src);
         continue;
       }
-      if constexpr (bytes == 16) {
+      if constexpr (config::straddle_rows && bytes == 16) {
         if (detail::straddle_readable(src, span_end)) {
           detail::load_straddling(&r.v[k * V], src);
           continue;
@@ -143,6 +220,7 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
       r.v[k * V + v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
     }
   }
+  if constexpr (config::straddle_rows && bytes == 16) detail::reconverge();
   return r;
 }
 
@@ -154,6 +232,29 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
   using P = typename in::layout_type;
   constexpr int V = P::vec, bytes = V * int(sizeof(T));
   const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
+  if constexpr (config::straddle_rows) {
+    T* first = base + detail::offset_of(g, origin);
+    if (detail::whole_and_aligned<S, V, Checked>(first, g, origin)) {
+      CT_UNROLL
+      for (int k = 0; k < P::chunks_per_thread; ++k)
+        if (in::canonical(k * V))
+          detail::store_vector<bytes>(first + detail::offset_of(g, in::coord_of(k * V)), &x.v[k * V]);
+      return;
+    }
+    if constexpr (bytes == 16) {
+      if (detail::whole_and_contiguous<S, V, Checked>(g, origin)) {
+        CT_UNROLL
+        for (int k = 0; k < P::chunks_per_thread; ++k) {
+          if (!in::canonical(k * V)) continue;
+          T* dst = first + detail::offset_of(g, in::coord_of(k * V));
+          if (detail::aligned<bytes>(dst)) detail::store_vector<bytes>(dst, &x.v[k * V]);
+          else detail::store_straddling<int(alignof(T))>(dst, &x.v[k * V]);
+        }
+        detail::reconverge();
+        return;
+      }
+    }
+  }
   CT_UNROLL
   for (int k = 0; k < P::chunks_per_thread; ++k) {
     if (!in::canonical(k * V)) continue;
@@ -165,7 +266,7 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
         detail::store_vector<bytes>(dst, &x.v[k * V]);
         continue;
       }
-      if constexpr (bytes == 16) {
+      if constexpr (config::straddle_rows && bytes == 16) {
         detail::store_straddling<int(alignof(T))>(dst, &x.v[k * V]);
         continue;
       }
@@ -176,6 +277,7 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
       if (!Checked || (p.row_inside && j >= 0 && j < n_last)) dst[v * s_last] = x.v[k * V + v];
     }
   }
+  if constexpr (config::straddle_rows && bytes == 16) detail::reconverge();
 }
 
 }  // namespace ct::backend

@@ -1,7 +1,7 @@
-// 16-byte chunks that start off a 16-byte boundary: how backend/memory.hpp moves a whole,
-// contiguous chunk of a row that is not 16-byte aligned (a bf16 tensor of 8191 columns: 7 rows
-// in 8) without falling back to one access per element, which puts a warp's accesses 16 bytes
-// apart and costs 8x the memory transactions.
+// 16-byte chunks that start off a 16-byte boundary: how backend/memory.hpp, built with
+// CTILE_STRADDLE_ROWS, moves a whole, contiguous chunk of a row that is not 16-byte aligned (a
+// bf16 tensor of 8191 columns: 7 rows in 8) without falling back to one access per element,
+// which puts a warp's accesses 16 bytes apart and costs 8x the memory transactions.
 //
 // - A load reads the two aligned 16-byte blocks the chunk straddles and shifts the chunk out of
 //   them with selects and funnel shifts (no branch, no local memory). Neighbouring threads read

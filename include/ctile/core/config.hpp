@@ -28,6 +28,13 @@
 #ifndef CTILE_ARENA_BYTES
 #define CTILE_ARENA_BYTES 16384
 #endif
+// Loads and stores of rows that start off a 16-byte boundary in aligned pieces
+// (backend/straddle.hpp), with a whole-tile fast path. Off by default: measured on the H200 it
+// speeds up such rows up to 2x but slows some aligned kernels (row reductions, RoPE) by 20-30%
+// through the code it adds to every load (docs/backend.md, "Memory").
+#ifndef CTILE_STRADDLE_ROWS
+#define CTILE_STRADDLE_ROWS 0
+#endif
 
 namespace ct::config {
 
@@ -43,6 +50,8 @@ inline constexpr int gpu_block_threads = CTILE_BLOCK_WARPS * 32;
 // Shared memory used for layout conversions and cross-warp reductions. Conversions larger than
 // this run in several rounds, so it bounds speed, not correctness.
 inline constexpr int arena_bytes = CTILE_ARENA_BYTES;
+
+inline constexpr bool straddle_rows = CTILE_STRADDLE_ROWS != 0;
 
 static_assert((CTILE_BLOCK_WARPS & (CTILE_BLOCK_WARPS - 1)) == 0 && CTILE_BLOCK_WARPS <= 32,
               "CTILE_BLOCK_WARPS must be a power of two between 1 and 32");
