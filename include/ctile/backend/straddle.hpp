@@ -77,6 +77,7 @@ __device__ inline void store_at_shift(unsigned char* block, const unsigned (&x)[
   store_pieces<Shift, Shift + 16>(block, d);
 }
 
+// store_at_shift for a runtime offset, a multiple of Step: one compare a possible offset.
 template <int Step, int... I>
 __device__ inline void store_at_runtime_shift(unsigned char* block, const unsigned (&x)[4], unsigned shift,
                                               std::integer_sequence<int, I...>) {
@@ -99,15 +100,16 @@ CT_HD inline void load_straddling(T* dst, const T* src) {
 #endif
 }
 
-// dst[0..16) = src's 16 bytes, dst starting off a 16-byte boundary at a multiple of Align (T's alignment).
+// dst[0..16) = src's 16 bytes, dst starting off a 16-byte boundary at a multiple of Align (T's
+// alignment).
 template <int Align, class T>
 CT_HD inline void store_straddling(T* dst, const T* src) {
 #if defined(__CUDA_ARCH__)
   const auto at = reinterpret_cast<std::uintptr_t>(dst);
   unsigned x[4];
   memcpy(x, src, 16);
-  store_at_runtime_shift<Align>(reinterpret_cast<unsigned char*>(at & ~std::uintptr_t(15)), x,
-                                       unsigned(at & 15), std::make_integer_sequence<int, 16 / Align - 1>{});
+  store_at_runtime_shift<Align>(reinterpret_cast<unsigned char*>(at & ~std::uintptr_t(15)), x, unsigned(at & 15),
+                                std::make_integer_sequence<int, 16 / Align - 1>{});
 #else
   std::memcpy(dst, src, 16);
 #endif
