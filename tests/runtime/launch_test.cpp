@@ -1,6 +1,7 @@
 // The checks ct::launch makes before any work, each pinned by its message, which must name the
 // kernel and the argument: ranks, empty tensors, partitions that imply different grids, grids
-// over the device limit, tensors on another device; and that an empty grid runs nothing.
+// over the device limit, tensors on another device; and that an empty grid runs nothing. Also
+// ct::co_schedule on the GPU: tile blocks sharing a CTA, and CTAs forming clusters on Hopper.
 #include "01_vector_add/vector_add.hpp"
 #include "common/test_kernels.hpp"
 #include "common/test_util.hpp"
@@ -105,6 +106,40 @@ TEST_P(launch_checks, co_scheduled_tile_blocks_keep_their_own_index_barrier_and_
     const double want = s + 1000.0 * double(r / 4) + 7.0;
     EXPECT_NEAR(a[std::size_t(r)], want, 1e-4 * scale + 1e-3) << "row " << r << ", one tile block per CTA";
     EXPECT_EQ(p[std::size_t(r)], a[std::size_t(r)]) << "row " << r << ": two per CTA differ from one";
+  }
+}
+
+// The CTAs of the cluster a tile block runs in (%cluster_nctarank): 1 on the CPU, and on a GPU
+// when the launch formed no clusters.
+CT_HD inline int cluster_ctas() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+  return int(n);
+#else
+  return 1;
+#endif
+}
+
+// Each tile block stores the size of its CTA's cluster: two tile blocks a CTA along axis 0, and
+// clusters of two CTAs asked for along axis 1. The launcher forms clusters only for kernels that
+// declare shared_bytes (the wgmma fold's ring), so this one declares some and leaves them unused.
+struct cluster_sizes {
+  static constexpr ct::co_schedule co_schedule{0, 2, 1, 2};
+  static constexpr std::size_t shared_bytes = 1024;
+  CT_TILE void operator()(ct::out<std::int32_t, ct::shape<1, 1>> y) const {
+    y.store(ct::full<std::int32_t>(ct::shape<1, 1>{}, cluster_ctas()));
+  }
+};
+
+TEST_P(launch_checks, co_scheduled_ctas_form_clusters_on_hopper_when_the_grid_allows) {
+  for (const ct::index_t n : {4, 5}) {
+    auto y = poisoned<std::int32_t>({2, n}, dev());
+    ct::launch(cluster_sizes{}, y.partition(ct::shape<1, 1>{})).wait();
+    // Pairs of CTAs along axis 1 tile a grid of 4 columns, not one of 5.
+    const bool clusters = dev().is_cuda() && dev().compute_capability() / 10 == 9 && n % 2 == 0;
+    EXPECT_EQ(y.to_host(), std::vector<std::int32_t>(std::size_t(2 * n), clusters ? 2 : 1))
+        << n << " CTAs along the cluster axis on " << dev().name();
   }
 }
 
