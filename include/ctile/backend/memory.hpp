@@ -5,11 +5,10 @@
 //
 // Rows that start off a 16-byte boundary (a bf16 tensor of 8191 columns: 7 rows in 8) leave
 // every chunk misaligned, and element by element a warp's accesses land 16 bytes apart: 8x the
-// memory transactions. With config::straddle_rows (CTILE_STRADDLE_ROWS, off by default: it
-// slows some aligned kernels, docs/backend.md) a whole contiguous chunk off the boundary moves
-// in aligned pieces (backend/straddle.hpp), and whole tiles skip the per-chunk tests. With it
-// off, the code below compiles to what it was before the option existed (same SASS for
-// bench/bandwidth.cpp).
+// memory transactions. With config::straddle_rows (CTILE_STRADDLE_ROWS, on by default) a whole
+// contiguous chunk off the boundary moves in aligned pieces (backend/straddle.hpp), and whole
+// aligned tiles skip the per-chunk tests. Built with it off, the code below compiles to what it
+// was before the option existed (same SASS for bench/bandwidth.cpp as on 2026-12-03).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -137,6 +136,11 @@ CT_HD bool whole_and_aligned(const T* first, const global_view<R>& g, const coor
   return ok;
 }
 
+// A 16-byte chunk of a tile, kept packed until every load path has met (load_tile).
+struct alignas(16) chunk16 {
+  std::uint32_t word[4];
+};
+
 // Brings a warp's threads back together after per-chunk branches. A block barrier that follows
 // (a layout exchange's bar.sync) must not meet a diverged warp, and ptxas did not always
 // reconverge it there (compute-sanitizer synccheck: "Divergent thread(s) in warp"). Tile loads
@@ -170,57 +174,58 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
   constexpr int V = P::vec, bytes = V * int(sizeof(T));
   const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
   out r;
-  [[maybe_unused]] const T* span_end = nullptr;
-  if constexpr (config::straddle_rows) {
+  if constexpr (config::straddle_rows && bytes == 16) {
+    // Every path fills packed 16-byte chunks; the tile is made of them once, after the paths
+    // meet. (Unpacked on each path, the elements were waited for before the paths met, which
+    // kept the next tile's loads from being issued: row_sum 0.68x, bench/results/2026-12-04-straddle.md.)
+    detail::chunk16 c[P::chunks_per_thread];
     const T* first = base + detail::offset_of(g, origin);
+    const T* span_end = base + detail::span_of(g);
     if (detail::whole_and_aligned<S, V, Checked>(first, g, origin)) {
       CT_UNROLL
       for (int k = 0; k < P::chunks_per_thread; ++k)
-        detail::copy_vector<bytes>(&r.v[k * V], first + detail::offset_of(g, out::coord_of(k * V)));
-      return r;
-    }
-    span_end = base + detail::span_of(g);
-    if constexpr (bytes == 16) {
-      if (detail::whole_and_contiguous<S, V, Checked>(g, origin)) {
-        CT_UNROLL
-        for (int k = 0; k < P::chunks_per_thread; ++k) {
-          const T* src = first + detail::offset_of(g, out::coord_of(k * V));
-          if (detail::aligned<bytes>(src)) detail::copy_vector<bytes>(&r.v[k * V], src);
-          else if (detail::straddle_readable(src, span_end)) detail::load_straddling(&r.v[k * V], src);
-          else {  // the tensor's last bytes: the aligned block after them may be past its allocation
-            CT_UNROLL
-            for (int v = 0; v < V; ++v) r.v[k * V + v] = src[v];
+        detail::copy_vector<16>(&c[k], first + detail::offset_of(g, out::coord_of(k * V)));
+    } else {
+      CT_UNROLL
+      for (int k = 0; k < P::chunks_per_thread; ++k) {
+        const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
+        const T* src = base + p.offset;
+        const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
+        if (whole && s_last == 1 && detail::aligned<16>(src)) {
+          detail::copy_vector<16>(&c[k], src);
+        } else if (whole && s_last == 1 && detail::straddle_readable(src, span_end)) {
+          detail::load_straddling(reinterpret_cast<T*>(&c[k]), src);
+        } else {  // edges, odd strides, and the tensor's last bytes (the next aligned block may be
+                  // past its allocation)
+          T e[V];
+          CT_UNROLL
+          for (int v = 0; v < V; ++v) {
+            const index_t j = p.last + v;
+            e[v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
           }
+          memcpy(&c[k], e, 16);
         }
-        detail::reconverge();
-        return r;
       }
+      detail::reconverge();
     }
-  }
-  CT_UNROLL
-  for (int k = 0; k < P::chunks_per_thread; ++k) {
-    const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
-    const T* src = base + p.offset;
-    const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
-    if (whole && (V == 1 || s_last == 1)) {
-      if (detail::aligned<bytes>(src)) {
+    memcpy(r.v, c, sizeof(c));
+  } else {
+    CT_UNROLL
+    for (int k = 0; k < P::chunks_per_thread; ++k) {
+      const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
+      const T* src = base + p.offset;
+      const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
+      if (whole && (V == 1 || s_last == 1) && detail::aligned<bytes>(src)) {
         detail::copy_vector<bytes>(&r.v[k * V], src);
         continue;
       }
-      if constexpr (config::straddle_rows && bytes == 16) {
-        if (detail::straddle_readable(src, span_end)) {
-          detail::load_straddling(&r.v[k * V], src);
-          continue;
-        }
+      CT_UNROLL
+      for (int v = 0; v < V; ++v) {
+        const index_t j = p.last + v;
+        r.v[k * V + v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
       }
     }
-    CT_UNROLL
-    for (int v = 0; v < V; ++v) {
-      const index_t j = p.last + v;
-      r.v[k * V + v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
-    }
   }
-  if constexpr (config::straddle_rows && bytes == 16) detail::reconverge();
   return r;
 }
 

@@ -29,11 +29,11 @@
 #define CTILE_ARENA_BYTES 16384
 #endif
 // Loads and stores of rows that start off a 16-byte boundary in aligned pieces
-// (backend/straddle.hpp), with a whole-tile fast path. Off by default: measured on the H200 it
-// speeds up such rows up to 2x but slows some aligned kernels (row reductions, RoPE) by 20-30%
-// through the code it adds to every load (docs/backend.md, "Memory").
+// (backend/straddle.hpp), with a whole-tile fast path. On by default: measured on the H200 it
+// speeds up such rows up to 2.4x and most aligned kernels by 0-27%, but slows aligned row
+// reductions and RoPE by 6-17% (docs/backend.md, "Memory"); define it 0 for the plain loads.
 #ifndef CTILE_STRADDLE_ROWS
-#define CTILE_STRADDLE_ROWS 0
+#define CTILE_STRADDLE_ROWS 1
 #endif
 
 namespace ct::config {
