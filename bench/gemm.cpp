@@ -4,7 +4,7 @@
 // cuBLAS's at sampled elements before anything is timed; warm-ups, then bursts of five launches
 // timed with CUDA events, the median per launch reported. No L2 rotation: the operands are reused by every tile,
 // so a GEMM is compute-bound and both sides see the same cache state.
-//   bench_gemm [--out FILE] [--quick] [--seconds S] [--tiles automatic|wgmma|wgmma_paired|wgmma_cluster|simt]
+//   bench_gemm [--out FILE] [--quick] [--seconds S] [--tiles automatic|wgmma|wgmma_paired|wgmma_cluster|wgmma_producer|simt]
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -241,8 +241,9 @@ options parse(int argc, char** argv) {
       else if (o.tiles_name == "wgmma") o.tiles = gemm_tiling::wgmma;
       else if (o.tiles_name == "wgmma_paired") o.tiles = gemm_tiling::wgmma_paired;
       else if (o.tiles_name == "wgmma_cluster") o.tiles = gemm_tiling::wgmma_cluster;
+      else if (o.tiles_name == "wgmma_producer") o.tiles = gemm_tiling::wgmma_producer;
       else if (o.tiles_name == "simt") o.tiles = gemm_tiling::simt;
-      else throw ct::error("bench_gemm: --tiles is automatic, wgmma, wgmma_paired, wgmma_cluster or simt, not " + o.tiles_name);
+      else throw ct::error("bench_gemm: --tiles is automatic, wgmma, wgmma_paired, wgmma_cluster, wgmma_producer or simt, not " + o.tiles_name);
     } else throw ct::error("bench_gemm: unknown option " + a + " (--out FILE, --quick, --seconds S, --tiles T)");
   }
   if (!(o.seconds > 0)) throw ct::error("bench_gemm: --seconds must be positive");

@@ -128,7 +128,8 @@ TEST_P(gemm, tensor_core_shapes_are_exact) {
 // other devices naming one is refused with a message, and the output is left alone.
 TEST_P(gemm, tensor_core_configurations_by_name) {
   const bool hopper = dev().is_cuda() && dev().compute_capability() == 90;
-  for (const auto tiles : {kn::gemm_tiling::wgmma, kn::gemm_tiling::wgmma_paired, kn::gemm_tiling::wgmma_cluster}) {
+  for (const auto tiles : {kn::gemm_tiling::wgmma, kn::gemm_tiling::wgmma_paired, kn::gemm_tiling::wgmma_cluster,
+                           kn::gemm_tiling::wgmma_producer}) {
     if (hopper) {
       check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes, tiles);
       check_exact_on<ct::f16, float>(dev(), {{0, 136, 128, 72}, {0, 200, 264, 328}}, tiles);

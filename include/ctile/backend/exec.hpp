@@ -19,10 +19,11 @@ CT_HD inline int thread_index() {
 CT_HD inline void sync_block() {
 #if defined(__CUDA_ARCH__)
   // Immediate barrier ids, so that a kernel reserves only the barriers it names (at most 2
-  // co-scheduled tile blocks).
+  // co-scheduled tile blocks and a producer warpgroup).
   if (!cuda::co_scheduled()) __syncthreads();
   else if (cuda::slot() == 0) asm volatile("bar.sync 1, %0;\n" ::"n"(config::gpu_block_threads) : "memory");
-  else asm volatile("bar.sync 2, %0;\n" ::"n"(config::gpu_block_threads) : "memory");
+  else if (cuda::slot() == 1) asm volatile("bar.sync 2, %0;\n" ::"n"(config::gpu_block_threads) : "memory");
+  else asm volatile("bar.sync 3, %0;\n" ::"n"(config::gpu_block_threads) : "memory");
 #endif
 }
 
@@ -67,7 +68,9 @@ CT_HD inline int block_id(int axis) {
 #if defined(__CUDA_ARCH__)
   const int cta = axis == 0 ? int(blockIdx.x) : axis == 1 ? int(blockIdx.y) : int(blockIdx.z);
   if (!cuda::co_scheduled() || axis != cuda::context().axis) return cta;
-  return cta * int(blockDim.y) + cuda::slot();
+  // The producer warpgroup (slot == blocks) has no tile: it sits past the partition's end.
+  if (cuda::is_producer()) return cuda::context().extent;
+  return cta * cuda::context().blocks + cuda::slot();
 #else
   return cpu::current_block().bid[axis];
 #endif

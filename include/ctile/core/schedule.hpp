@@ -18,6 +18,17 @@
 // when `cluster` divides the CTA count along that axis; otherwise the kernel runs without them,
 // with the same result. Both CTAs of a cluster must run their ct::pipelined loops alike (the
 // same number of them, in the same order): they wait for each other at each one's start and end.
+//
+// And a producer warpgroup:
+//     static constexpr ct::co_schedule co_schedule{1, 2, 0, 1, /*producer=*/true};
+// adds one more warpgroup to each CTA that runs no tile of its own: inside ct::pipelined on
+// sm_90a it issues every stage's TMA loads, so that the tile blocks' warps only wait for data
+// and run the tensor cores, and it hands most of its registers to them (setmaxnreg). Until
+// then it runs the kernel's code as a tile block past the partition's end (its loads give
+// padding, its stores are dropped; it has no arena, and using one traps); in the kernel's first
+// wgmma fold it loads the stages and exits. A second wgmma fold in the kernel traps. So a kernel
+// asking for it should reach ct::pipelined once per tile, touching no arena before it.
+// It needs blocks = 2, no cluster, and the kernel's shared_bytes (checked at compile time).
 // The CPU backend runs every tile block alone.
 #pragma once
 
@@ -28,6 +39,7 @@ struct co_schedule {
   int blocks = 1;  // tile blocks per CTA: 1 or 2
   int cluster_axis = 0;  // grid axis along which neighbouring CTAs form a cluster
   int cluster = 1;       // CTAs per cluster: 1 or 2
+  bool producer = false;  // one more warpgroup per CTA that loads the pipelined stages
 };
 
 }  // namespace ct

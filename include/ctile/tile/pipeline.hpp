@@ -260,6 +260,58 @@ __device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d,
   return r;
 }
 
+// Registers per thread of a producer warpgroup and of the two tile blocks it serves: together
+// 128 x (40 + 2 x 232) = 64512 of the SM's 65536, which the launch (384 threads, one CTA an SM,
+// 168 registers each) holds for the CTA.
+inline constexpr int producer_registers = 40, consumer_registers = 232;
+static_assert(config::gpu_block_threads * (producer_registers + 2 * consumer_registers) <= 65536);
+
+// Ends this thread: the producer warpgroup once its loads are issued. Its registers were given
+// away, so it must not run the kernel's code after the fold.
+__device__ inline void leave() {
+  asm volatile("exit;\n" ::: "memory");
+  __builtin_unreachable();
+}
+
+__device__ inline bool first_thread_of_cta() { return threadIdx.x == 0 && threadIdx.y == 0; }
+
+// A barrier of the whole CTA that its threads may reach from different places in the code: the
+// producer warpgroup from its own branch, the tile blocks from theirs. (__syncthreads is the
+// .aligned form, which every thread must reach at the same instruction: compute-sanitizer's
+// synccheck reports "divergent threads in block", and racecheck no longer sees it order the
+// barrier setup before the producer's first arrival.)
+__device__ inline void cta_barrier_from_anywhere() { asm volatile("barrier.sync 0;\n" ::: "memory"); }
+
+// The producer warpgroup's loop (its thread 0): trip k of each of the CTA's `Blocks` tile blocks
+// into stage k % S by TMA, once every warp of theirs is done with the trip before in that stage.
+template <int Blocks, class SA, class SB, int S, class Ring, class SpecA, class SpecB, int R>
+__device__ void produce_stages(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
+                               const CUtensorMap* map_a, const CUtensorMap* map_b, unsigned char* smem) {
+  namespace sm90 = backend::sm90;
+  constexpr std::uint32_t bytes = Blocks * sm90::tma_tile_bytes<SA> + sm90::tma_tile_bytes<SB>;
+  sm90::ring_barriers& bars = sm90::fold_barriers(0);
+  // Tile block b's tile: t (the producer's own, past the end) moved to b's place on the
+  // co-scheduled axis. B's map ignores that axis (else the blocks would not share its stage).
+  const int axis = backend::cuda::context().axis;
+  const int cta = int(axis == 0 ? blockIdx.x : axis == 1 ? blockIdx.y : blockIdx.z);
+  coord<R> tiles[Blocks];
+  CT_UNROLL
+  for (int b = 0; b < Blocks; ++b) {
+    tiles[b] = t;
+    tiles[b][axis] = cta * Blocks + b;
+  }
+  for (index_t k = 0; k < trips; ++k) {
+    const std::uint32_t s = std::uint32_t(k % S);
+    if (k >= S) sm90::mbarrier_wait(&bars.empty[s], unsigned(k / S - 1) & 1u);
+    unsigned char* stage = smem + s * Ring::stage_bytes;
+    sm90::mbarrier_arrive_expect_tx(&bars.full[s], bytes);
+    CT_UNROLL
+    for (int b = 0; b < Blocks; ++b)
+      sm90::tma_stage_tile<SA>(stage + b * Ring::bytes_a, map_a, stage_origin(spec_a, tiles[b], k), &bars.full[s]);
+    sm90::tma_stage_tile<SB>(stage + Ring::b_offset, map_b, stage_origin(spec_b, t, k), &bars.full[s]);
+  }
+}
+
 // ct::pipelined on sm_90a (backend/sm90/wgmma_fold.hpp says how the ring runs), by `Blocks`
 // co-scheduled tile blocks sharing the B stage (Blocks = 1: this tile block alone) in the ring
 // at `smem`. Every tile block of the CTA runs it with the same trip count.
@@ -281,10 +333,35 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
                                                                  std::declval<staged_a>(), std::declval<staged_b>()))>,
                                in_flight<accumulator>>,
                 "ct::pipelined: the body must return ct::mma(a, b, acc) of its staged operands and accumulator");
-  // With a shared stage every barrier spans the CTA; alone, the tile block's own.
-  const auto barrier = [] {
-    if constexpr (Blocks > 1) __syncthreads();
-    else backend::sync_block();
+  const CUtensorMap* map_a = sm90::find_tma(spec_a.view.data, spec_a.view.g);
+  const CUtensorMap* map_b = sm90::find_tma(spec_b.view.data, spec_b.view.g);
+  const bool tma = map_a && map_b;
+  // With a producer warpgroup in the CTA (ct::co_schedule), it fills the stages by TMA and
+  // leaves; the tile blocks take the registers it gives back before they touch the accumulator.
+  // (Its code must not join theirs again: ptxas would then keep every path at its 40 registers.)
+  const bool producer = Blocks > 1 && int(blockDim.y) > Blocks;
+  if (producer) {
+    // It serves one fold: after it the producer has left, and a second would wait for it forever.
+    if (first_thread_of_cta() && backend::cuda::context().folds++ != 0) __trap();
+    if (backend::cuda::slot() == Blocks) {
+      sm90::setmaxnreg_dec<producer_registers>();
+      if (tma) {
+        cta_barrier_from_anywhere();  // the tile blocks have set the ring's barriers, and their exchanges are done
+        if (threadIdx.x == 0) produce_stages<Blocks, SA, SB, S, ring>(t, trips, spec_a, spec_b, map_a, map_b, smem);
+      }
+      leave();  // without TMA the tile blocks stage by threads
+    }
+    sm90::setmaxnreg_inc<consumer_registers>();
+  }
+  // With a shared stage every barrier spans the tile blocks of the CTA (not its producer);
+  // alone, the tile block's own.
+  const auto barrier = [producer] {
+    if constexpr (Blocks > 1) {
+      if (producer) asm volatile("bar.sync 4, %0;\n" ::"n"(Blocks * config::gpu_block_threads) : "memory");
+      else __syncthreads();
+    } else {
+      backend::sync_block();
+    }
   };
   const int slot = Blocks > 1 ? backend::cuda::slot() : 0;
   const int thread = int(threadIdx.x);
@@ -305,9 +382,31 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
   float* buf = reinterpret_cast<float*>(smem + slot * exchange_bytes);
   in_flight<accumulator> acc{accumulator_from<BM, BN>(init, buf)};
 
-  const CUtensorMap* map_a = sm90::find_tma(spec_a.view.data, spec_a.view.g);
-  const CUtensorMap* map_b = sm90::find_tma(spec_b.view.data, spec_b.view.g);
-  if (map_a && map_b) {
+  if (producer && tma) {
+    // The producer's thread 0 loads trip k into stage k % S as soon as every warp of the tile
+    // blocks is done with the trip before in that stage (k - S); the tile blocks only wait for
+    // full stages, run the wgmmas and free the stages. No CTA barrier in the loop.
+    sm90::ring_barriers& bars = sm90::fold_barriers(0);
+    if (thread == 0 && slot == 0) {
+      for (int s = 0; s < S; ++s) {
+        sm90::mbarrier_init(&bars.full[s], 1);
+        sm90::mbarrier_init(&bars.empty[s], Blocks * threads / 32);
+      }
+      sm90::fence_barrier_init();
+    }
+    sm90::fence_proxy_async_shared();  // the exchange's reads of the ring before TMA's writes to it
+    cta_barrier_from_anywhere();       // with the producer: the ring is ready for its loads
+    for (index_t k = 0; k < trips; ++k) {
+      sm90::mbarrier_wait(&bars.full[k % S], unsigned(k / S) & 1u);
+      consume(acc, k);
+      sm90::wgmma_wait<1>();  // trip k-1's batch is done in this warp
+      if (k > 0 && thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[(k - 1) % S]);
+    }
+    sm90::wgmma_wait<0>();
+    barrier();
+    if (thread == 0 && slot == 0)
+      for (int s = 0; s < S; ++s) sm90::mbarrier_inval(&bars.full[s]), sm90::mbarrier_inval(&bars.empty[s]);
+  } else if (tma) {
     // TMA: thread 0 of each tile block loads its A tile (and block 0 the B tile) into a stage
     // and announces the bytes on full[s]; every warp, once its wgmmas of a trip are done,
     // arrives on that stage's empty barrier, which the loaders wait on before refilling it. The
@@ -445,13 +544,14 @@ __device__ bool try_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& sp
   }
   // Two tile blocks in the CTA: they share B when its map ignores their axis, else each runs
   // alone in its half of the ring (a CTA-uniform choice).
-  if (blockDim.y == 2 && ((b_ignores >> backend::cuda::context().axis) & 1u) != 0) {
+  if (backend::cuda::tile_blocks() == 2 && ((b_ignores >> backend::cuda::context().axis) & 1u) != 0) {
     unsigned char* smem = sm90::declared_smem(paired);
     if (!smem) return false;
     result = run_wgmma_fold<2, Result>(t, trips, spec_a, spec_b, init, body, smem);
     return true;
   }
-  unsigned char* smem = sm90::declared_smem(alone * blockDim.y);
+  if (backend::cuda::is_producer()) leave();  // each tile block loads its own stages
+  unsigned char* smem = sm90::declared_smem(alone * backend::cuda::tile_blocks());
   if (!smem) return false;
   result = run_wgmma_fold<1, Result>(t, trips, spec_a, spec_b, init, body, smem + backend::cuda::slot() * alone);
   return true;

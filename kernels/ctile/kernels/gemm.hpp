@@ -31,6 +31,8 @@ enum class gemm_tiling {
   wgmma_paired,  // 128 x 128 x 64, two tile blocks per CTA sharing each B stage
   wgmma_cluster, // wgmma_paired, and pairs of CTAs along N in a cluster sharing each A stage
                  // (slower for now: docs/backend.md)
+  wgmma_producer, // wgmma_paired, and a producer warpgroup that issues the TMA loads
+                 // (faster; opt-in until sanitizer-checked: docs/backend.md)
 };
 
 template <class TC>
@@ -45,13 +47,13 @@ struct gemm_args {
 
 namespace detail {
 
-template <int BM, int BN, int BK, std::size_t SharedBytes = 0, int Paired = 1, int Cluster = 1>
+template <int BM, int BN, int BK, std::size_t SharedBytes = 0, int Paired = 1, int Cluster = 1, bool Producer = false>
 struct gemm_config {
   static constexpr int bm = BM, bn = BN, bk = BK;
   static constexpr std::size_t shared_bytes = SharedBytes;
   // Neighbours along M share a CTA and its B tiles; neighbouring CTAs along N, a cluster and
   // its A tiles.
-  static constexpr ct::co_schedule co_schedule{1, Paired, 2, Cluster};
+  static constexpr ct::co_schedule co_schedule{1, Paired, 2, Cluster, Producer};
 };
 
 // Tile index (batch, m, n) and trip k -> the operand tiles of that trip.
@@ -86,13 +88,17 @@ struct gemm_tiles {
 };
 
 // Tile configurations. On sm_90a with 16-bit inputs, 128 x 128 x 64 with the staged operand ring
-// in dynamic shared memory: the pipelined loop runs on wgmma (backend/sm90/wgmma_fold.hpp).
+// in dynamic shared memory: the pipelined loop runs on wgmma (backend/sm90/wgmma_fold.hpp). By
+// default two tile blocks a CTA share each B stage. `wgmma_producer` adds a warpgroup that
+// issues the TMA loads: 7-10% faster over issue 6's sweep, opt-in until its barrier fix has run
+// under compute-sanitizer (bench/results/2026-12-04-gemm-producer.md).
 // Elsewhere the SIMT path: 64 x 64 in general; 16 x 64 with longer K steps when M is at most 16
 // (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles gain
 // little and multiply the device compile time.
 using gemm_wgmma = gemm_config<128, 128, 64, ct::pipeline_shared_bytes>;
 using gemm_wgmma_paired = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2>;
 using gemm_wgmma_cluster = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 2>;
+using gemm_wgmma_producer = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 1, true>;
 using gemm_square = gemm_config<64, 64, 32>;
 using gemm_short_m = gemm_config<16, 64, 64>;
 
@@ -168,13 +174,15 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
   };
   constexpr bool sixteen_bit = !std::is_same_v<T, float>;
   const bool hopper = gemm_use_wgmma(s.dev());
-  if (tiles == gemm_tiling::wgmma || tiles == gemm_tiling::wgmma_paired || tiles == gemm_tiling::wgmma_cluster)
+  if (tiles == gemm_tiling::wgmma || tiles == gemm_tiling::wgmma_paired || tiles == gemm_tiling::wgmma_cluster ||
+      tiles == gemm_tiling::wgmma_producer)
     require(sixteen_bit && hopper, "gemm: the tensor-core tiles need bf16 or f16 inputs and a Hopper GPU (" +
                                        s.dev().description() + ")");
   if constexpr (sixteen_bit) {
     if (tiles == gemm_tiling::wgmma) return run(gemm_wgmma{});
     if (tiles == gemm_tiling::wgmma_paired) return run(gemm_wgmma_paired{});
     if (tiles == gemm_tiling::wgmma_cluster) return run(gemm_wgmma_cluster{});
+    if (tiles == gemm_tiling::wgmma_producer) return run(gemm_wgmma_producer{});
     if (tiles == gemm_tiling::automatic && hopper && !gemm_use_short_m(c3.extent(1))) return run(gemm_wgmma_paired{});
   }
   if (gemm_use_short_m(c3.extent(1))) return run(gemm_short_m{});

@@ -6,7 +6,8 @@
 #if defined(__CUDACC__)
 namespace ct::backend::cuda {
 
-// A CTA runs blockDim.y tile blocks (ct::co_schedule), tile block y on threads (0..127, y).
+// A CTA runs blockDim.y warpgroups (ct::co_schedule), warpgroup y on threads (0..127, y): the
+// tile blocks, then the producer warpgroup if the kernel asks for one.
 __device__ inline int slot() { return int(threadIdx.y); }
 __device__ inline bool co_scheduled() { return blockDim.y > 1; }
 
@@ -22,6 +23,8 @@ struct cta_context {
   int extent;            // tile blocks along it (the partition's count; the grid is rounded up)
   unsigned ring_bytes;   // the kernel's shared_bytes
   int cluster_axis;      // the grid axis along which CTAs pair into clusters, if the launch made them
+  int blocks;            // tile blocks in the CTA (blockDim.y, less the producer warpgroup)
+  int folds;             // wgmma folds begun (a producer warpgroup serves only the first)
 };
 inline constexpr unsigned cta_context_bytes = 1024;
 __device__ inline cta_context& context() { return *reinterpret_cast<cta_context*>(dynamic_smem()); }
@@ -29,9 +32,14 @@ __device__ inline cta_context& context() { return *reinterpret_cast<cta_context*
 // The part of dynamic shared memory the kernel declared (shared_bytes), for ct::pipelined.
 __device__ inline unsigned char* kernel_smem() { return dynamic_smem() + (co_scheduled() ? cta_context_bytes : 0); }
 
+// The CTA's tile blocks, and whether this thread is in its producer warpgroup.
+__device__ inline int tile_blocks() { return co_scheduled() ? context().blocks : 1; }
+__device__ inline bool is_producer() { return co_scheduled() && slot() == context().blocks; }
+
 __device__ inline unsigned char* arena() {
   __shared__ alignas(16) unsigned char buf[config::arena_bytes];
   if (threadIdx.y == 0) return buf;
+  if (is_producer()) __trap();  // it has none (ct::co_schedule)
   return kernel_smem() + context().ring_bytes + (threadIdx.y - 1) * unsigned(config::arena_bytes);
 }
 

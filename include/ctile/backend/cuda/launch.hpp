@@ -9,6 +9,7 @@
 
 #include "ctile/backend/cuda/exec.hpp"
 #include "ctile/backend/sm90/tma_table.hpp"
+#include "ctile/backend/sm90/wgmma.hpp"
 #include "ctile/core/config.hpp"
 #include "ctile/core/error.hpp"
 #include "ctile/runtime/device.hpp"
@@ -43,19 +44,22 @@ __global__ void __launch_bounds__(config::gpu_block_threads)
   kernel(views...);
 }
 
-// Co-scheduled tile blocks (ct::co_schedule): Blocks warpgroups per CTA, one tile block each.
+// Co-scheduled tile blocks (ct::co_schedule): Blocks warpgroups per CTA, one tile block each,
+// and with Producer one more that loads their pipelined stages (tile/pipeline.hpp).
 // The CTA's context goes to the start of dynamic shared memory before any tile code runs.
-template <int Blocks, class K, class Table, class... V>
-__global__ void __launch_bounds__(config::gpu_block_threads * Blocks, 1)
+template <int Blocks, bool Producer, class K, class Table, class... V>
+__global__ void __launch_bounds__(config::gpu_block_threads * (Blocks + int(Producer)), 1)
     kernel_entry_co(K kernel, int axis, int extent, unsigned ring_bytes, int cluster_axis,
                     const __grid_constant__ Table tma, V... views) {
-  __builtin_assume(blockDim.y == unsigned(Blocks));
-  __builtin_assume(threadIdx.y < unsigned(Blocks));
+  __builtin_assume(blockDim.y == unsigned(Blocks + int(Producer)));
+  __builtin_assume(threadIdx.y < unsigned(Blocks + int(Producer)));
   if (threadIdx.x == 0 && threadIdx.y == 0) {
-    context() = cta_context{axis, extent, ring_bytes, cluster_axis};
+    context() = cta_context{axis, extent, ring_bytes, cluster_axis, Blocks, 0};
     sm90::publish(tma);
   }
   __syncthreads();
+  // Without wgmma code in this pass (not sm_90a) the producer has nothing to load.
+  if (Producer && !CTILE_HAS_WGMMA && threadIdx.y == unsigned(Blocks)) return;
   kernel(views...);
 }
 
@@ -147,6 +151,9 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
   static_assert(co.cluster == 1 || co.cluster == 2, "ct::co_schedule: cluster must be 1 or 2");
   static_assert(co.cluster_axis >= 0 && co.cluster_axis <= 2, "ct::co_schedule: cluster_axis must be 0, 1 or 2");
   static_assert(co.cluster == 1 || co.blocks == 2, "ct::co_schedule: clusters need blocks = 2 (for now)");
+  static_assert(!co.producer || (co.blocks == 2 && co.cluster == 1 && shared_bytes > 0),
+                "ct::co_schedule: a producer warpgroup needs blocks = 2, no cluster (for now), and the "
+                "kernel's shared_bytes for the stages it fills");
   cudaError_t err = cudaSuccess;  // what a launch API returned; a <<<>>> launch reports through cudaGetLastError
   if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
@@ -166,11 +173,11 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
       else return sm90::no_tma_table{};
     }();
     using table = decltype(tma);
-    const auto entry = kernel_entry_co<co.blocks, K, table, V...>;
+    const auto entry = kernel_entry_co<co.blocks, co.producer, K, table, V...>;
     allow_shared_bytes(name, s, entry, bytes);
     cudaLaunchConfig_t launch{};
     launch.gridDim = dim3{g[0], g[1], g[2]};
-    launch.blockDim = dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks)};
+    launch.blockDim = dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks + int(co.producer))};
     launch.dynamicSmemBytes = bytes;
     launch.stream = cs;
     // Clusters (ct::co_schedule's cluster) where the kernel asks for them, a Hopper GPU runs

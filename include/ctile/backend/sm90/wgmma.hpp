@@ -56,6 +56,20 @@ __device__ inline std::uint32_t smem_address(const void* p) {
 // reads (wgmma, TMA stores) of them.
 __device__ inline void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// Warpgroup register reallocation (every thread of the warpgroup runs it): a producer
+// warpgroup gives registers back to the pool of its CTA, the tile blocks' warpgroups take them.
+// Counts are multiples of 8 in [24, 256]; an increase waits until the pool has them.
+template <int Registers>
+__device__ inline void setmaxnreg_dec() {
+  static_assert(Registers % 8 == 0 && Registers >= 24 && Registers <= 256, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+template <int Registers>
+__device__ inline void setmaxnreg_inc() {
+  static_assert(Registers % 8 == 0 && Registers >= 24 && Registers <= 256, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+
 __device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ inline void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>
