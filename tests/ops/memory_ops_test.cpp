@@ -259,7 +259,7 @@ TEST_P(memory_ops, out_store_clips_at_the_view_edge) {
 
 // Rows that start off a 16-byte boundary at every element offset (odd widths), read from a view
 // that starts `skip` columns into its tensor and ends at that tensor's last element, written into
-// a view inside a poisoned frame. Built with CTILE_STRADDLE_ROWS, whole chunks of such rows go
+// a view inside a poisoned frame. With CTILE_STRADDLE_ROWS (the default), whole chunks of such rows go
 // through the straddling loads and stores on the GPU (backend/straddle.hpp): the frame catches a
 // store piece in the wrong place, compute-sanitizer a read past the tensor's end.
 template <class T, class S>

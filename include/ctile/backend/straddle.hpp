@@ -1,5 +1,5 @@
-// 16-byte chunks that start off a 16-byte boundary: how backend/memory.hpp, built with
-// CTILE_STRADDLE_ROWS, moves a whole, contiguous chunk of a row that is not 16-byte aligned (a
+// 16-byte chunks that start off a 16-byte boundary: how backend/memory.hpp, with
+// CTILE_STRADDLE_ROWS (the default), moves a whole, contiguous chunk of a row that is not 16-byte aligned (a
 // bf16 tensor of 8191 columns: 7 rows in 8) without falling back to one access per element,
 // which puts a warp's accesses 16 bytes apart and costs 8x the memory transactions.
 //
