@@ -68,9 +68,12 @@ CT_HD inline int block_id(int axis) {
 #if defined(__CUDA_ARCH__)
   const int cta = axis == 0 ? int(blockIdx.x) : axis == 1 ? int(blockIdx.y) : int(blockIdx.z);
   if (!cuda::co_scheduled() || axis != cuda::context().axis) return cta;
-  // The producer warpgroup (slot == blocks) has no tile: it sits past the partition's end.
-  if (cuda::is_producer()) return cuda::context().extent;
-  return cta * cuda::context().blocks + cuda::slot();
+  // Written so that without a producer warpgroup (blockDim.y < 3, known to the compiler in
+  // every entry) it is the plain cta * blocks + slot: a form the compiler folds for kernels of
+  // one tile block a CTA (same code as before producers existed, bench/bandwidth.cpp's SASS).
+  if (blockDim.y < 3) return cta * int(blockDim.y) + cuda::slot();
+  // The producer warpgroup has no tile: it sits past the partition's end.
+  return cuda::is_producer() ? cuda::context().extent : cta * cuda::tile_blocks() + cuda::slot();
 #else
   return cpu::current_block().bid[axis];
 #endif

@@ -165,6 +165,16 @@ CT_HD chunk_place<R> place_chunk(const global_view<R>& g, const coord<R>& origin
   return p;
 }
 
+// One chunk's V elements, one access each; checked, those outside the tensor become `pad`.
+template <int V, bool Checked, class T, int R>
+CT_HD void load_elements(T* dst, const T* src, const chunk_place<R>& p, index_t n_last, index_t s_last, T pad) {
+  CT_UNROLL
+  for (int v = 0; v < V; ++v) {
+    const index_t j = p.last + v;
+    dst[v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
+  }
+}
+
 // Loads the tile of shape S whose element (0, ..., 0) sits at `origin` in the tensor. Unchecked
 // (the caller promises the whole tile is inside) skips the bounds tests, not the alignment test.
 template <class T, class S, int R, bool Checked = true>
@@ -198,11 +208,7 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
         } else {  // edges, odd strides, and the tensor's last bytes (the next aligned block may be
                   // past its allocation)
           T e[V];
-          CT_UNROLL
-          for (int v = 0; v < V; ++v) {
-            const index_t j = p.last + v;
-            e[v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
-          }
+          load_elements<V, Checked>(e, src, p, n_last, s_last, pad);
           memcpy(&c[k], e, 16);
         }
       }
@@ -215,15 +221,13 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
       const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
       const T* src = base + p.offset;
       const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
-      if (whole && (V == 1 || s_last == 1) && detail::aligned<bytes>(src)) {
-        detail::copy_vector<bytes>(&r.v[k * V], src);
-        continue;
+      if (whole && (V == 1 || s_last == 1)) {
+        if (detail::aligned<bytes>(src)) {
+          detail::copy_vector<bytes>(&r.v[k * V], src);
+          continue;
+        }
       }
-      CT_UNROLL
-      for (int v = 0; v < V; ++v) {
-        const index_t j = p.last + v;
-        r.v[k * V + v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
-      }
+      load_elements<V, Checked>(&r.v[k * V], src, p, n_last, s_last, pad);
     }
   }
   return r;

@@ -544,7 +544,7 @@ __device__ bool try_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& sp
   }
   // Two tile blocks in the CTA: they share B when its map ignores their axis, else each runs
   // alone in its half of the ring (a CTA-uniform choice).
-  if (backend::cuda::tile_blocks() == 2 && ((b_ignores >> backend::cuda::context().axis) & 1u) != 0) {
+  if ((blockDim.y == 2 || blockDim.y == 3) && ((b_ignores >> backend::cuda::context().axis) & 1u) != 0) {
     unsigned char* smem = sm90::declared_smem(paired);
     if (!smem) return false;
     result = run_wgmma_fold<2, Result>(t, trips, spec_a, spec_b, init, body, smem);

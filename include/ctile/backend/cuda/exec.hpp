@@ -23,7 +23,6 @@ struct cta_context {
   int extent;            // tile blocks along it (the partition's count; the grid is rounded up)
   unsigned ring_bytes;   // the kernel's shared_bytes
   int cluster_axis;      // the grid axis along which CTAs pair into clusters, if the launch made them
-  int blocks;            // tile blocks in the CTA (blockDim.y, less the producer warpgroup)
   int folds;             // wgmma folds begun (a producer warpgroup serves only the first)
 };
 inline constexpr unsigned cta_context_bytes = 1024;
@@ -32,9 +31,12 @@ __device__ inline cta_context& context() { return *reinterpret_cast<cta_context*
 // The part of dynamic shared memory the kernel declared (shared_bytes), for ct::pipelined.
 __device__ inline unsigned char* kernel_smem() { return dynamic_smem() + (co_scheduled() ? cta_context_bytes : 0); }
 
-// The CTA's tile blocks, and whether this thread is in its producer warpgroup.
-__device__ inline int tile_blocks() { return co_scheduled() ? context().blocks : 1; }
-__device__ inline bool is_producer() { return co_scheduled() && slot() == context().blocks; }
+// The CTA's tile blocks, and whether this thread is in its producer warpgroup. A producer comes
+// only with two tile blocks (ct::co_schedule), so a third warpgroup is one. Derived from blockDim
+// and threadIdx, not read from the context, so that kernels with one tile block a CTA (whose
+// entry assumes blockDim.y == 1) fold every co-scheduling test away.
+__device__ inline int tile_blocks() { return blockDim.y == 3 ? 2 : int(blockDim.y); }
+__device__ inline bool is_producer() { return blockDim.y == 3 && threadIdx.y == 2; }
 
 __device__ inline unsigned char* arena() {
   __shared__ alignas(16) unsigned char buf[config::arena_bytes];

@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(config::gpu_block_threads * (Blocks + int(Prod
   __builtin_assume(blockDim.y == unsigned(Blocks + int(Producer)));
   __builtin_assume(threadIdx.y < unsigned(Blocks + int(Producer)));
   if (threadIdx.x == 0 && threadIdx.y == 0) {
-    context() = cta_context{axis, extent, ring_bytes, cluster_axis, Blocks, 0};
+    context() = cta_context{axis, extent, ring_bytes, cluster_axis, 0};
     sm90::publish(tma);
   }
   __syncthreads();
