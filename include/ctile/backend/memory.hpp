@@ -76,6 +76,12 @@ struct chunk_place {
   index_t offset = 0;      // element offset of the chunk's first element
   bool row_inside = true;  // every axis but the last is in range
   index_t last = 0;        // index along the last axis of the chunk's first element
+
+  // Whether all V elements of the chunk are inside the tensor.
+  template <int V>
+  CT_HD bool whole(index_t n_last) const {
+    return row_inside && last >= 0 && last + V <= n_last;
+  }
 };
 
 template <int R>
@@ -190,6 +196,8 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
     // kept the next tile's loads from being issued: row_sum 0.68x, bench/results/2026-12-04-straddle.md.)
     detail::chunk16 c[P::chunks_per_thread];
     const T* first = base + detail::offset_of(g, origin);
+    // Used only off the aligned path; computing it there instead changed the code of 104 of 107
+    // bandwidth kernels (not measured), so it stays where the measured build had it.
     const T* span_end = base + detail::span_of(g);
     if (detail::whole_and_aligned<S, V, Checked>(first, g, origin)) {
       CT_UNROLL
@@ -200,10 +208,10 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
       for (int k = 0; k < P::chunks_per_thread; ++k) {
         const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
         const T* src = base + p.offset;
-        const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
-        if (whole && s_last == 1 && detail::aligned<16>(src)) {
+        const bool contiguous = (!Checked || p.template whole<V>(n_last)) && s_last == 1;
+        if (contiguous && detail::aligned<16>(src)) {
           detail::copy_vector<16>(&c[k], src);
-        } else if (whole && s_last == 1 && detail::straddle_readable(src, span_end)) {
+        } else if (contiguous && detail::straddle_readable(src, span_end)) {
           detail::load_straddling(reinterpret_cast<T*>(&c[k]), src);
         } else {  // edges, odd strides, and the tensor's last bytes (the next aligned block may be
                   // past its allocation)
@@ -220,7 +228,7 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
     for (int k = 0; k < P::chunks_per_thread; ++k) {
       const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
       const T* src = base + p.offset;
-      const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
+      const bool whole = !Checked || p.template whole<V>(n_last);
       if (whole && (V == 1 || s_last == 1)) {
         if (detail::aligned<bytes>(src)) {
           detail::copy_vector<bytes>(&r.v[k * V], src);
@@ -269,7 +277,7 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
     if (!in::canonical(k * V)) continue;
     const auto p = place_chunk<S, R>(g, origin, in::coord_of(k * V));
     T* dst = base + p.offset;
-    const bool whole = !Checked || (p.row_inside && p.last >= 0 && p.last + V <= n_last);
+    const bool whole = !Checked || p.template whole<V>(n_last);
     if (whole && (V == 1 || s_last == 1)) {
       if (detail::aligned<bytes>(dst)) {
         detail::store_vector<bytes>(dst, &x.v[k * V]);
