@@ -61,6 +61,20 @@ int device::compute_capability() const {
   return 10 * major + minor;
 }
 
+int device::multiprocessors() const {
+  if (is_cpu()) return 0;
+  // Asked on every launch of a persistent kernel, so cached per device like the above.
+  static std::atomic<int> known[64];
+  const bool cached = ordinal_ >= 0 && ordinal_ < 64;
+  if (cached)
+    if (const int n = known[ordinal_].load(std::memory_order_relaxed); n != 0) return n;
+  int n = 0;
+  detail::cuda_check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, ordinal_), "cudaDeviceGetAttribute",
+                     name());
+  if (cached) known[ordinal_].store(n, std::memory_order_relaxed);
+  return n;
+}
+
 device parse_device(const std::string& spec) {
   if (spec == "cpu") return device::cpu();
   if (spec == "cuda" || spec == "gpu") return device::cuda(0);

@@ -145,6 +145,26 @@ TEST_P(gemm, tensor_core_configurations_by_name) {
   }
 }
 
+// The producer configuration's persistent grid: more CTAs' worth of tiles than a Hopper GPU has
+// SMs (162 and 135 here, on 132 SMs), so that CTAs run several tiles through one ring, with an
+// odd count of tiles along M (the last CTA's second tile block past the end), ragged edges, a
+// partial K tile and batches. Random inputs against the float64 product, and reruns bitwise.
+TEST_P(gemm, producer_runs_several_tiles_per_cta) {
+  if (!(dev().is_cuda() && dev().compute_capability() == 90)) GTEST_SKIP() << "needs a Hopper GPU";
+  for (const dims& d : {dims{0, 2100, 2200, 136}, dims{5, 520, 1100, 64}}) {
+    SCOPED_TRACE(name_of(d));
+    const auto a = random<ct::bf16>(batched(d, d.m, d.k), dev()), b = random<ct::bf16>(batched(d, d.k, d.n), dev());
+    kn::gemm_args<float> args;
+    args.tiles = kn::gemm_tiling::wgmma_producer;
+    auto c = poisoned<float>(batched(d, d.m, d.n), dev()), again = poisoned<float>(batched(d, d.m, d.n), dev());
+    kn::gemm(ct::default_stream(dev()), c, a, b, args).wait();
+    kn::gemm(ct::default_stream(dev()), again, a, b, args).wait();
+    const auto want = reference_product(host_f64(a), host_f64(b), counted(d));
+    EXPECT_TRUE(close_to<float>(host_f64(c), want.c, want.scale, d.k));
+    EXPECT_TRUE(all_equal(host_f64(again), host_f64(c)));
+  }
+}
+
 // The same operands as contiguous tensors (on Hopper: staged by TMA) and as views with odd
 // row strides (staged element by element by the threads) give the same bits, and the product.
 TEST_P(gemm, tma_and_thread_staging_give_the_same_bits) {

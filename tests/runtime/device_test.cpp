@@ -18,6 +18,7 @@ TEST(device, cpu_device) {
   EXPECT_EQ(d.kind(), ct::device_kind::cpu);
   EXPECT_EQ(d.name(), "cpu");
   EXPECT_THAT(d.description(), HasSubstr("CPU backend"));
+  EXPECT_EQ(d.multiprocessors(), 0);
   EXPECT_EQ(d, ct::device::cpu());
 }
 
@@ -56,6 +57,10 @@ TEST(device, missing_gpu_is_an_error) {
                            std::to_string(count) + " GPU(s)"));
     EXPECT_THAT([&] { (void)ct::device::cuda(-1); }, error_with("CUDA device -1 does not exist"));
     EXPECT_THAT(ct::device::cuda(0).description(), HasSubstr("(sm_"));
+    // The SM count (the persistent grid's size) agrees with the device's properties.
+    const int sms = ct::device::cuda(0).multiprocessors();
+    EXPECT_GT(sms, 0);
+    EXPECT_THAT(ct::device::cuda(0).description(), HasSubstr(", " + std::to_string(sms) + " SMs)"));
   }
 }
 

@@ -9,7 +9,14 @@
 #endif
 
 // Marks a kernel body: one source, compiled for the CPU backend and (under nvcc) for the GPU.
+// On the GPU it is inlined into its launch's entry, always: a call there would make ptxas
+// serialize the wgmmas of a ct::pipelined loop (C7510), and the persistent entry calls it in a
+// loop, where the compiler's size heuristics would otherwise keep the call.
+#if defined(__CUDA_ARCH__)
+#define CT_TILE __host__ __device__ __forceinline__
+#else
 #define CT_TILE CT_HD
+#endif
 
 // Unroll slot loops on the GPU (tiles must live in registers); never on the CPU, where a tile
 // can hold tens of thousands of elements per "thread".

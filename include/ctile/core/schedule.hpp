@@ -19,15 +19,22 @@
 // with the same result. Both CTAs of a cluster must run their ct::pipelined loops alike (the
 // same number of them, in the same order): they wait for each other at each one's start and end.
 //
-// And a producer warpgroup:
+// And a producer warpgroup, with a persistent grid:
 //     static constexpr ct::co_schedule co_schedule{1, 2, 0, 1, /*producer=*/true};
 // adds one more warpgroup to each CTA that runs no tile of its own: inside ct::pipelined on
 // sm_90a it issues every stage's TMA loads, so that the tile blocks' warps only wait for data
-// and run the tensor cores, and it hands most of its registers to them (setmaxnreg). Until
-// then it runs the kernel's code as a tile block past the partition's end (its loads give
-// padding, its stores are dropped; it has no arena, and using one traps); in the kernel's first
-// wgmma fold it loads the stages and exits. A second wgmma fold in the kernel traps. So a kernel
-// asking for it should reach ct::pipelined once per tile, touching no arena before it.
+// and run the tensor cores, and it hands most of its registers to them (setmaxnreg). The grid
+// is then persistent: one CTA per SM (at most), each running its tile blocks over a sequence
+// of the partition's tiles (grouped along `axis` so that CTAs running at the same time share
+// operands in L2), and the producer loads the stages of all of them into one ring, running
+// ahead into the next tile's loads while the tile blocks finish the last one.
+// The producer runs the kernel's code once, as a tile block past the partition's end (its
+// loads give padding, its stores are dropped; it has no arena, and using one traps), up to
+// the first ct::pipelined, where it loads and then exits. So a kernel asking for it must reach
+// a ct::pipelined that runs on wgmma exactly once per tile, with the same trip count for every
+// tile, its second stage (B) shared by the two tile blocks (its index map ignores `axis`), and
+// touch no arena before it; a tile block that breaks one of these rules traps, rather than
+// read another tile's stages.
 // It needs blocks = 2, no cluster, and the kernel's shared_bytes (checked at compile time).
 // The CPU backend runs every tile block alone.
 #pragma once
@@ -39,7 +46,8 @@ struct co_schedule {
   int blocks = 1;  // tile blocks per CTA: 1 or 2
   int cluster_axis = 0;  // grid axis along which neighbouring CTAs form a cluster
   int cluster = 1;       // CTAs per cluster: 1 or 2
-  bool producer = false;  // one more warpgroup per CTA that loads the pipelined stages
+  bool producer = false;  // one more warpgroup per CTA that loads the pipelined stages, and a
+                          // persistent grid
 };
 
 }  // namespace ct

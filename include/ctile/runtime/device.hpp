@@ -22,6 +22,8 @@ class device {
   std::string description() const;
   // A GPU's compute capability as 10 * major + minor (90 for Hopper); 0 for the CPU.
   int compute_capability() const;
+  // A GPU's streaming multiprocessors (the persistent grid's size); 0 for the CPU.
+  int multiprocessors() const;
 
   friend bool operator==(const device& a, const device& b) {
     return a.kind_ == b.kind_ && a.ordinal_ == b.ordinal_;

@@ -201,79 +201,112 @@ constexpr unsigned map_ignored_axes() {
   }
 }
 
-// f(h, i, at) for each pair of accumulator registers d[h][i], d[h][i + 1] this thread holds in a
-// BM x BN wgmma fold: `at` is their first element's offset in a row-major buffer of BN + 8
-// floats a row (the padding spreads a warp's accesses over the banks).
-template <int BM, int BN, class F>
+// The exchanges below move a BM x BN f32 tile between a tile's layout and wgmma's through a
+// shared-memory buffer of rows of BN + 8 floats (the padding spreads a warp's accesses over the
+// banks): all BM rows at once, or (Banded) 32 rows at a time where the buffer is smaller. A
+// banded pass takes the same 8-row band of each warp's 16 rows of one 64-row half, so that
+// every thread takes part in every pass, and which of its values go in which pass is known at
+// compile time on both sides (a runtime test per value would keep the accumulator out of
+// wgmma's pipeline, C7515): on wgmma's side, pair i of half h is in band (i / 2) % 2; on the
+// tile's side, slot s of a blocked layout is in the same pass in every thread (checked).
+template <bool Banded>
+CT_HD constexpr int exchange_pass(int row) { return Banded ? 2 * (row / 64) + (row / 8) % 2 : 0; }
+template <bool Banded>
+CT_HD constexpr int exchange_row(int row) { return Banded ? (row % 64) / 16 * 8 + row % 8 : row; }
+
+// The exchange pass of slot s of tile X in thread t. The same in every thread where the rows
+// that slot s holds over the threads lie in one 8-row band (passes_are_fixed: a blocked layout
+// puts slot s of threads 0 .. n-1 in rising rows, so its first and last thread bound them), so
+// the exchanges call it for thread 0: a plain function, not a table, since with an unrolled
+// loop's constant s it folds away, where a table would be read from memory.
+template <class X>
+CT_HD constexpr int slot_row(int s, int t = 0) {
+  using S = typename X::shape_type;
+  return int(backend::slot_coord<S, typename X::layout_type>(t, s)[S::rank - 2]);
+}
+template <class X, bool Banded>
+CT_HD constexpr int slot_pass(int s) { return exchange_pass<Banded>(slot_row<X>(s)); }
+template <class X, bool Banded>
+constexpr bool passes_are_fixed() {
+  for (int s = 0; s < X::slots && Banded; ++s)
+    if (slot_row<X>(s) / 8 != slot_row<X>(s, X::layout_type::threads - 1) / 8) return false;
+  return true;
+}
+
+// f(std::integral_constant<int, i>{}) for i = 0 .. N-1.
+template <int N, class F>
+__device__ void for_each_index(F f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
+      std::make_integer_sequence<int, N>{});
+}
+
+// f(h, i, row, col) for each pair of accumulator registers d[h][i], d[h][i + 1] of a BM x BN
+// wgmma fold that exchange pass p moves: the tile row and column of their first element.
+template <int BM, int BN, bool Banded, int p, class F>
 __device__ void for_each_accumulator_pair(F f) {
   const int thread = int(threadIdx.x);
   CT_UNROLL
   for (int h = 0; h < BM / 64; ++h)
     CT_UNROLL
-    for (int i = 0; i < BN / 2; i += 2) {
-      const int row = 64 * h + backend::sm90::wgmma_acc_row(thread, i), col = backend::sm90::wgmma_acc_col(thread, i);
-      f(h, i, row * (BN + 8) + col);
-    }
+    for (int i = 0; i < BN / 2; i += 2)
+      if (exchange_pass<Banded>(64 * h + 8 * ((i / 2) % 2)) == p)
+        f(h, i, 64 * h + backend::sm90::wgmma_acc_row(thread, i), backend::sm90::wgmma_acc_col(thread, i));
 }
 
-// The wgmma accumulator of a BM x BN fold and init's values in it, moved through `buf` (this
-// tile block's part of the idle ring, rows padded by 8 floats so that a warp's accesses spread
-// over the banks).
-template <int BM, int BN, class Acc>
+// The wgmma accumulator of a BM x BN fold with init's values in it, moved through `buf`.
+template <int BM, int BN, bool Banded, class Acc>
 __device__ backend::sm90::wgmma_accumulator<BM, BN> accumulator_from(const Acc& init, float* buf) {
   constexpr int ld = BN + 8, R = Acc::shape_type::rank;
-  CT_UNROLL
-  for (int s = 0; s < Acc::slots; ++s) {
-    if (!Acc::canonical(s)) continue;
-    const auto c = Acc::coord_of(s);
-    buf[int(c[R - 2]) * ld + int(c[R - 1])] = init.v[s];
-  }
-  backend::sync_block();
+  static_assert(passes_are_fixed<Acc, Banded>(),
+                "wgmma fold: the initial accumulator's layout spreads a slot over exchange passes");
   backend::sm90::wgmma_accumulator<BM, BN> start;
-  for_each_accumulator_pair<BM, BN>([&](int h, int i, int at) {
-    const float2 v = *reinterpret_cast<const float2*>(buf + at);
-    start.d[h][i] = v.x;
-    start.d[h][i + 1] = v.y;
+  for_each_index<Banded ? BM / 32 : 1>([&](auto pass) {
+    constexpr int p = decltype(pass)::value;
+    if constexpr (p > 0) backend::sync_block();  // the previous pass is read
+    CT_UNROLL
+    for (int s = 0; s < Acc::slots; ++s) {
+      if (slot_pass<Acc, Banded>(s) != p || !Acc::canonical(s)) continue;
+      const auto c = Acc::coord_of(s);
+      buf[exchange_row<Banded>(int(c[R - 2])) * ld + int(c[R - 1])] = init.v[s];
+    }
+    backend::sync_block();
+    for_each_accumulator_pair<BM, BN, Banded, p>([&](int h, int i, int row, int col) {
+      const float2 v = *reinterpret_cast<const float2*>(buf + exchange_row<Banded>(row) * ld + col);
+      start.d[h][i] = v.x;
+      start.d[h][i + 1] = v.y;
+    });
   });
   return start;
 }
 
 // The finished accumulator as a Result tile (8-element chunks), through `buf` again.
-template <class Result, int BM, int BN>
+template <class Result, int BM, int BN, bool Banded>
 __device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d, float* buf) {
   constexpr int ld = BN + 8, R = Result::shape_type::rank;
-  for_each_accumulator_pair<BM, BN>(
-      [&](int h, int i, int at) { *reinterpret_cast<float2*>(buf + at) = make_float2(d.d[h][i], d.d[h][i + 1]); });
-  backend::sync_block();
   using P = typename Result::layout_type;
   static_assert(P::vec == 8, "wgmma fold: the result is laid out in 8-element chunks");
+  static_assert(passes_are_fixed<Result, Banded>(), "wgmma fold: the result's layout spreads a slot over exchange passes");
   Result r;
-  CT_UNROLL
-  for (int k = 0; k < P::chunks_per_thread; ++k) {
-    const auto c = Result::coord_of(k * 8);
-    const float* from = buf + int(c[R - 2]) * ld + int(c[R - 1]);
-    const float4 lo = *reinterpret_cast<const float4*>(from), hi = *reinterpret_cast<const float4*>(from + 4);
-    const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  for_each_index<Banded ? BM / 32 : 1>([&](auto pass) {
+    constexpr int p = decltype(pass)::value;
+    if constexpr (p > 0) backend::sync_block();  // the previous pass is read
+    for_each_accumulator_pair<BM, BN, Banded, p>([&](int h, int i, int row, int col) {
+      *reinterpret_cast<float2*>(buf + exchange_row<Banded>(row) * ld + col) = make_float2(d.d[h][i], d.d[h][i + 1]);
+    });
+    backend::sync_block();
     CT_UNROLL
-    for (int e = 0; e < 8; ++e) r.v[k * 8 + e] = v[e];
-  }
+    for (int k = 0; k < P::chunks_per_thread; ++k) {
+      if (slot_pass<Result, Banded>(k * 8) != p) continue;
+      const auto c = Result::coord_of(k * 8);
+      const float* from = buf + exchange_row<Banded>(int(c[R - 2])) * ld + int(c[R - 1]);
+      const float4 lo = *reinterpret_cast<const float4*>(from), hi = *reinterpret_cast<const float4*>(from + 4);
+      const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+      CT_UNROLL
+      for (int e = 0; e < 8; ++e) r.v[k * 8 + e] = v[e];
+    }
+  });
   return r;
 }
-
-// Registers per thread of a producer warpgroup and of the two tile blocks it serves: together
-// 128 x (40 + 2 x 232) = 64512 of the SM's 65536, which the launch (384 threads, one CTA an SM,
-// 168 registers each) holds for the CTA.
-inline constexpr int producer_registers = 40, consumer_registers = 232;
-static_assert(config::gpu_block_threads * (producer_registers + 2 * consumer_registers) <= 65536);
-
-// Ends this thread: the producer warpgroup once its loads are issued. Its registers were given
-// away, so it must not run the kernel's code after the fold.
-__device__ inline void leave() {
-  asm volatile("exit;\n" ::: "memory");
-  __builtin_unreachable();
-}
-
-__device__ inline bool first_thread_of_cta() { return threadIdx.x == 0 && threadIdx.y == 0; }
 
 // A barrier of the whole CTA that its threads may reach from different places in the code: the
 // producer warpgroup from its own branch, the tile blocks from theirs. (__syncthreads is the
@@ -282,34 +315,118 @@ __device__ inline bool first_thread_of_cta() { return threadIdx.x == 0 && thread
 // barrier setup before the producer's first arrival.)
 __device__ inline void cta_barrier_from_anywhere() { asm volatile("barrier.sync 0;\n" ::: "memory"); }
 
-// The producer warpgroup's loop (its thread 0): trip k of each of the CTA's `Blocks` tile blocks
-// into stage k % S by TMA, once every warp of theirs is done with the trip before in that stage.
+// The ring a producer warpgroup fills runs on across the tiles of a persistent CTA: trip k of
+// the CTA's n-th tile is its trip j = n * trips + k, in stage j % S. Stage j % S is refilled
+// for trip j once trip j - S is released. Trip j's full barrier completes for the (j / S)-th
+// time; the release of trip m is the (m + 1) / S-th completion of empty[m % S], counting from
+// trip -1: the tile blocks hold the stage of each tile's last trip past the loop, to move the
+// accumulator out through it, and the next tile's accumulator in, and release it only then
+// (the first tile uses stage S - 1, as if trip -1 had held it).
+__device__ inline unsigned full_parity(unsigned j, unsigned S) { return (j / S) & 1u; }
+__device__ inline unsigned empty_parity_before(unsigned j, unsigned S) { return ((j + 1) / S - 1) & 1u; }
+
+// The producer warpgroup's loop (its thread 0): for each tile the CTA runs (persistent_cta),
+// trip k of each of its `Blocks` tile blocks into the ring by TMA, once the trip S before is
+// released.
 template <int Blocks, class SA, class SB, int S, class Ring, class SpecA, class SpecB, int R>
-__device__ void produce_stages(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
-                               const CUtensorMap* map_a, const CUtensorMap* map_b, unsigned char* smem) {
+__device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& spec_b, const CUtensorMap* map_a,
+                               const CUtensorMap* map_b, unsigned char* smem) {
   namespace sm90 = backend::sm90;
   constexpr std::uint32_t bytes = Blocks * sm90::tma_tile_bytes<SA> + sm90::tma_tile_bytes<SB>;
   sm90::ring_barriers& bars = sm90::fold_barriers(0);
-  // Tile block b's tile: t (the producer's own, past the end) moved to b's place on the
-  // co-scheduled axis. B's map ignores that axis (else the blocks would not share its stage).
-  const int axis = backend::cuda::context().axis;
-  const int cta = int(axis == 0 ? blockIdx.x : axis == 1 ? blockIdx.y : blockIdx.z);
-  coord<R> tiles[Blocks];
-  CT_UNROLL
-  for (int b = 0; b < Blocks; ++b) {
-    tiles[b] = t;
-    tiles[b][axis] = cta * Blocks + b;
-  }
-  for (index_t k = 0; k < trips; ++k) {
-    const std::uint32_t s = std::uint32_t(k % S);
-    if (k >= S) sm90::mbarrier_wait(&bars.empty[s], unsigned(k / S - 1) & 1u);
-    unsigned char* stage = smem + s * Ring::stage_bytes;
-    sm90::mbarrier_arrive_expect_tx(&bars.full[s], bytes);
+  const backend::cuda::cta_context& c = backend::cuda::context();
+  const int axis = c.axis;
+  const unsigned total = unsigned(c.ctas[0]) * unsigned(c.ctas[1]) * unsigned(c.ctas[2]);
+  unsigned j = 0;
+  for (unsigned v = blockIdx.x; v < total; v += gridDim.x) {
+    int cta[3];
+    backend::cuda::persistent_cta(v, cta);
+    // Tile block b's tile. B's map ignores the co-scheduled axis (else the blocks would not
+    // share its stage), so block 0's tile serves for it.
+    coord<R> tiles[Blocks];
     CT_UNROLL
-    for (int b = 0; b < Blocks; ++b)
-      sm90::tma_stage_tile<SA>(stage + b * Ring::bytes_a, map_a, stage_origin(spec_a, tiles[b], k), &bars.full[s]);
-    sm90::tma_stage_tile<SB>(stage + Ring::b_offset, map_b, stage_origin(spec_b, t, k), &bars.full[s]);
+    for (int b = 0; b < Blocks; ++b) {
+      for (int i = 0; i < R; ++i) tiles[b][i] = cta[i];
+      tiles[b][axis] = index_t(cta[axis]) * Blocks + b;
+    }
+    for (index_t k = 0; k < trips; ++k, ++j) {
+      const std::uint32_t s = j % unsigned(S);
+      if (j >= unsigned(S) - 1) sm90::mbarrier_wait(&bars.empty[s], empty_parity_before(j, S));
+      unsigned char* stage = smem + s * Ring::stage_bytes;
+      sm90::mbarrier_arrive_expect_tx(&bars.full[s], bytes);
+      CT_UNROLL
+      for (int b = 0; b < Blocks; ++b)
+        sm90::tma_stage_tile<SA>(stage + b * Ring::bytes_a, map_a, stage_origin(spec_a, tiles[b], k), &bars.full[s]);
+      sm90::tma_stage_tile<SB>(stage + Ring::b_offset, map_b, stage_origin(spec_b, tiles[0], k), &bars.full[s]);
+    }
   }
+}
+
+// A tile block's part of a fold whose stages a producer warpgroup fills (Blocks tile blocks
+// sharing the B stage): the ring carries on from the CTA's previous tile (the trip numbers
+// above). The accumulator goes in and out through the held stage, in passes of 32 rows (one
+// stage holds both tile blocks' 32 x (BN + 8) floats, not their whole tiles).
+template <int Blocks, class Result, class Acc, class Body, class SpecA, class SpecB>
+__device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsigned char* smem) {
+  namespace sm90 = backend::sm90;
+  using T = typename stage_traits<SpecA>::element_type;
+  using SA = typename stage_traits<SpecA>::shape_type;
+  using SB = typename stage_traits<SpecB>::shape_type;
+  using ring = sm90::ring<SA, SB, Blocks>;
+  using SC = typename Acc::shape_type;
+  constexpr int BM = sm90::rows_of<SC>(), BN = sm90::cols_of<SC>(), S = ring::stages;
+  constexpr std::uint32_t pass_bytes = 32u * (BN + 8) * 4;  // a banded exchange pass
+  static_assert(Blocks * pass_bytes <= ring::stage_bytes, "wgmma fold: an exchange pass must fit one stage");
+  using accumulator = sm90::wgmma_accumulator<BM, BN>;
+  const int slot = backend::cuda::slot(), thread = int(threadIdx.x);
+  sm90::ring_barriers& bars = sm90::fold_barriers(0);
+  unsigned& done = backend::cuda::context().ring_trips[slot];
+  const bool first = done == ~0u;
+  const unsigned base = first ? 0u : done;
+  if (first) {
+    if (thread == 0 && slot == 0) {
+      for (int s = 0; s < S; ++s) {
+        sm90::mbarrier_init(&bars.full[s], 1);
+        sm90::mbarrier_init(&bars.empty[s], Blocks * config::gpu_block_threads / 32);
+      }
+      sm90::fence_barrier_init();
+    }
+    cta_barrier_from_anywhere();  // with the producer: the ring's barriers are set
+  }
+  // The producer loads the same trip count for every tile: a tile block that disagrees would
+  // read other tiles' stages.
+  if (unsigned(trips) != backend::cuda::context().tile_trips) __trap();
+
+  const unsigned held = (base + S - 1) % S;
+  in_flight<accumulator> acc{accumulator_from<BM, BN, true>(
+      init, reinterpret_cast<float*>(smem + held * ring::stage_bytes + slot * pass_bytes))};
+  if (thread == 0) done = base + unsigned(trips);  // every thread has read it (the exchange's barrier)
+  sm90::fence_proxy_async_shared();                // the exchange's accesses before TMA's refill
+  __syncwarp();
+  if (thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[held]);
+
+  const std::uint32_t smem_addr = sm90::smem_address(smem);
+  for (index_t k = 0; k < trips; ++k) {
+    const unsigned j = base + unsigned(k);
+    const std::uint32_t stage = smem_addr + (j % S) * ring::stage_bytes;
+    sm90::mbarrier_wait(&bars.full[j % S], full_parity(j, S));
+    sm90::wgmma_fence();
+    acc = body(acc, staged<sm90::smem_tile<T, SA>>(sm90::smem_tile<T, SA>{stage + slot * ring::bytes_a}),
+               staged<sm90::smem_tile<T, SB>>(sm90::smem_tile<T, SB>{stage + ring::b_offset}));
+    sm90::wgmma_commit();
+    sm90::wgmma_wait<1>();  // trip j-1's batch is done in this warp
+    if (k > 0 && thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[(j - 1) % S]);
+  }
+  sm90::wgmma_wait<0>();
+  // The last trip's stage is held: the accumulator leaves through it, once no warp of either
+  // tile block still reads its operands there (a warp's wait covers its own wgmmas only, and
+  // each tile block's half of the exchange lies over the other's A tile or the shared B tile).
+  asm volatile("bar.sync 4, %0;\n" ::"n"(Blocks * config::gpu_block_threads) : "memory");
+  const unsigned last = (base + unsigned(trips) + S - 1) % S;
+  const Result r = result_from<Result, BM, BN, true>(
+      acc.get(pipeline_key{}), reinterpret_cast<float*>(smem + last * ring::stage_bytes + slot * pass_bytes));
+  backend::sync_block();  // read out before the next tile's exchange writes the stage again
+  return r;
 }
 
 // ct::pipelined on sm_90a (backend/sm90/wgmma_fold.hpp says how the ring runs), by `Blocks`
@@ -336,22 +453,22 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
   const CUtensorMap* map_a = sm90::find_tma(spec_a.view.data, spec_a.view.g);
   const CUtensorMap* map_b = sm90::find_tma(spec_b.view.data, spec_b.view.g);
   const bool tma = map_a && map_b;
-  // With a producer warpgroup in the CTA (ct::co_schedule), it fills the stages by TMA and
-  // leaves; the tile blocks take the registers it gives back before they touch the accumulator.
-  // (Its code must not join theirs again: ptxas would then keep every path at its 40 registers.)
+  // With a producer warpgroup in the CTA (ct::co_schedule), it fills the stages of all of the
+  // CTA's tiles by TMA and leaves; without TMA it leaves at once, and the tile blocks stage by
+  // threads.
   const bool producer = Blocks > 1 && int(blockDim.y) > Blocks;
   if (producer) {
-    // It serves one fold: after it the producer has left, and a second would wait for it forever.
-    if (first_thread_of_cta() && backend::cuda::context().folds++ != 0) __trap();
     if (backend::cuda::slot() == Blocks) {
-      sm90::setmaxnreg_dec<producer_registers>();
       if (tma) {
-        cta_barrier_from_anywhere();  // the tile blocks have set the ring's barriers, and their exchanges are done
-        if (threadIdx.x == 0) produce_stages<Blocks, SA, SB, S, ring>(t, trips, spec_a, spec_b, map_a, map_b, smem);
+        if (threadIdx.x == 0) backend::cuda::context().tile_trips = unsigned(trips);
+        cta_barrier_from_anywhere();  // the tile blocks have set the ring's barriers
+        if (threadIdx.x == 0) produce_stages<Blocks, SA, SB, S, ring, SpecA, SpecB, R>(trips, spec_a, spec_b, map_a, map_b, smem);
       }
-      leave();  // without TMA the tile blocks stage by threads
+      backend::cuda::leave();
     }
-    sm90::setmaxnreg_inc<consumer_registers>();
+    // One fold a tile: the producer serves the first fold's stages only.
+    if (threadIdx.x == 0 && backend::cuda::context().tile_folds[backend::cuda::slot()]++ != 0) __trap();
+    if (tma) return run_fed_fold<Blocks, Result, Acc, Body, SpecA, SpecB>(trips, init, body, smem);
   }
   // With a shared stage every barrier spans the tile blocks of the CTA (not its producer);
   // alone, the tile block's own.
@@ -380,33 +497,9 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
   constexpr std::uint32_t exchange_bytes = std::uint32_t(BM) * (BN + 8) * 4;
   static_assert(Blocks * exchange_bytes <= std::uint32_t(S) * ring::stage_bytes, "wgmma fold: accumulator exchange too big");
   float* buf = reinterpret_cast<float*>(smem + slot * exchange_bytes);
-  in_flight<accumulator> acc{accumulator_from<BM, BN>(init, buf)};
+  in_flight<accumulator> acc{accumulator_from<BM, BN, false>(init, buf)};
 
-  if (producer && tma) {
-    // The producer's thread 0 loads trip k into stage k % S as soon as every warp of the tile
-    // blocks is done with the trip before in that stage (k - S); the tile blocks only wait for
-    // full stages, run the wgmmas and free the stages. No CTA barrier in the loop.
-    sm90::ring_barriers& bars = sm90::fold_barriers(0);
-    if (thread == 0 && slot == 0) {
-      for (int s = 0; s < S; ++s) {
-        sm90::mbarrier_init(&bars.full[s], 1);
-        sm90::mbarrier_init(&bars.empty[s], Blocks * threads / 32);
-      }
-      sm90::fence_barrier_init();
-    }
-    sm90::fence_proxy_async_shared();  // the exchange's reads of the ring before TMA's writes to it
-    cta_barrier_from_anywhere();       // with the producer: the ring is ready for its loads
-    for (index_t k = 0; k < trips; ++k) {
-      sm90::mbarrier_wait(&bars.full[k % S], unsigned(k / S) & 1u);
-      consume(acc, k);
-      sm90::wgmma_wait<1>();  // trip k-1's batch is done in this warp
-      if (k > 0 && thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[(k - 1) % S]);
-    }
-    sm90::wgmma_wait<0>();
-    barrier();
-    if (thread == 0 && slot == 0)
-      for (int s = 0; s < S; ++s) sm90::mbarrier_inval(&bars.full[s]), sm90::mbarrier_inval(&bars.empty[s]);
-  } else if (tma) {
+  if (tma) {
     // TMA: thread 0 of each tile block loads its A tile (and block 0 the B tile) into a stage
     // and announces the bytes on full[s]; every warp, once its wgmmas of a trip are done,
     // arrives on that stage's empty barrier, which the loaders wait on before refilling it. The
@@ -521,7 +614,7 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
     barrier();
   }
 
-  const Result r = result_from<Result>(acc.get(pipeline_key{}), buf);
+  const Result r = result_from<Result, BM, BN, false>(acc.get(pipeline_key{}), buf);
   barrier();  // the ring may be refilled by a later fold
   return r;
 }
@@ -543,14 +636,21 @@ __device__ bool try_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& sp
     return true;
   }
   // Two tile blocks in the CTA: they share B when its map ignores their axis, else each runs
-  // alone in its half of the ring (a CTA-uniform choice).
-  if ((blockDim.y == 2 || blockDim.y == 3) && ((b_ignores >> backend::cuda::context().axis) & 1u) != 0) {
+  // alone in its half of the ring (a CTA-uniform choice). With a producer warpgroup they must
+  // share it (ct::co_schedule): its kernels carry no code for tile blocks alone, whose
+  // register needs at the launch's count would make ptxas serialize every wgmma (C7512).
+  const bool shared_b = ((b_ignores >> backend::cuda::context().axis) & 1u) != 0;
+  if (blockDim.y == 3 && !shared_b) {
+    __trap();
+    __builtin_unreachable();
+  }
+  if (blockDim.y == 3 || (blockDim.y == 2 && shared_b)) {
     unsigned char* smem = sm90::declared_smem(paired);
     if (!smem) return false;
     result = run_wgmma_fold<2, Result>(t, trips, spec_a, spec_b, init, body, smem);
     return true;
   }
-  if (backend::cuda::is_producer()) leave();  // each tile block loads its own stages
+  if (backend::cuda::is_producer()) backend::cuda::leave();  // each tile block loads its own stages
   unsigned char* smem = sm90::declared_smem(alone * backend::cuda::tile_blocks());
   if (!smem) return false;
   result = run_wgmma_fold<1, Result>(t, trips, spec_a, spec_b, init, body, smem + backend::cuda::slot() * alone);
@@ -581,8 +681,11 @@ CT_HD auto run_pipelined(const coord<R>& t, index_t trips, const stage_list<Spec
       //   static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes;
       // (docs/backend.md). Not by __assert_fail with that message: any call in a kernel makes
       // ptxas serialize all of its wgmmas (C7510), which costs a third of the GEMM's speed.
+      // Unreachable past it, so that the code after the fold is reached only from the fold:
+      // ptxas then keeps it at the tile blocks' registers when a producer warpgroup gave
+      // them its own (else at the launch's count, where the epilogue spills).
       __trap();
-      return r;
+      __builtin_unreachable();
     }
   }
 #endif

@@ -31,8 +31,8 @@ enum class gemm_tiling {
   wgmma_paired,  // 128 x 128 x 64, two tile blocks per CTA sharing each B stage
   wgmma_cluster, // wgmma_paired, and pairs of CTAs along N in a cluster sharing each A stage
                  // (slower for now: docs/backend.md)
-  wgmma_producer, // wgmma_paired, and a producer warpgroup that issues the TMA loads
-                 // (faster; opt-in until sanitizer-checked: docs/backend.md)
+  wgmma_producer, // wgmma_paired, and a producer warpgroup that issues the TMA loads, on a
+                  // persistent grid (faster; opt-in for now: docs/backend.md)
 };
 
 template <class TC>
@@ -90,8 +90,9 @@ struct gemm_tiles {
 // Tile configurations. On sm_90a with 16-bit inputs, 128 x 128 x 64 with the staged operand ring
 // in dynamic shared memory: the pipelined loop runs on wgmma (backend/sm90/wgmma_fold.hpp). By
 // default two tile blocks a CTA share each B stage. `wgmma_producer` adds a warpgroup that
-// issues the TMA loads: 7-10% faster over issue 6's sweep, opt-in until its barrier fix has run
-// under compute-sanitizer (bench/results/2026-12-04-gemm-producer.md).
+// issues the TMA loads, and a persistent grid: faster (0.767 against 0.683 of cuBLAS over issue
+// 6's sweep, bench/results/2026-12-04-gemm-persistent.md), the default once the whole test
+// suite has run on it under compute-sanitizer.
 // Elsewhere the SIMT path: 64 x 64 in general; 16 x 64 with longer K steps when M is at most 16
 // (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles gain
 // little and multiply the device compile time.

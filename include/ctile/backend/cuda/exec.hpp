@@ -23,7 +23,19 @@ struct cta_context {
   int extent;            // tile blocks along it (the partition's count; the grid is rounded up)
   unsigned ring_bytes;   // the kernel's shared_bytes
   int cluster_axis;      // the grid axis along which CTAs pair into clusters, if the launch made them
-  int folds;             // wgmma folds begun (a producer warpgroup serves only the first)
+  // A persistent grid (a producer warpgroup, ct::co_schedule): the CTAs a plain launch would
+  // have had along each axis, how many the grouped order takes along `axis` before moving on,
+  // and each warpgroup's current CTA (its coordinates in that plain grid).
+  int persistent;
+  int ctas[3];
+  int group;
+  int current[3][3];
+  // The ring a producer fills: trips each tile block has consumed (~0u until its barriers are
+  // set), and the trip count of every tile (the producer's, for the tile blocks to compare).
+  unsigned ring_trips[2];
+  unsigned tile_trips;
+  // wgmma folds each tile block has begun in its current tile (thread 0's count).
+  int tile_folds[2];
 };
 inline constexpr unsigned cta_context_bytes = 1024;
 __device__ inline cta_context& context() { return *reinterpret_cast<cta_context*>(dynamic_smem()); }
@@ -37,6 +49,30 @@ __device__ inline unsigned char* kernel_smem() { return dynamic_smem() + (co_sch
 // entry assumes blockDim.y == 1) fold every co-scheduling test away.
 __device__ inline int tile_blocks() { return blockDim.y == 3 ? 2 : int(blockDim.y); }
 __device__ inline bool is_producer() { return blockDim.y == 3 && threadIdx.y == 2; }
+
+// The persistent grid's order: the CTA that position v of the sequence runs, as coordinates in
+// the plain grid. Along `axis` (the co-scheduled one) in groups of `group` CTAs, then along the
+// next axis (2, or 1 when `axis` is 2), then the remaining one: CTAs that run at the same time
+// cover a few rows of A and a few columns of B of a GEMM, which stay in L2.
+__device__ inline void persistent_cta(unsigned v, int (&cta)[3]) {
+  const cta_context& c = context();
+  const int along = c.axis, next = along == 2 ? 1 : 2, outer = 3 - along - next;
+  const unsigned n_along = unsigned(c.ctas[along]), n_next = unsigned(c.ctas[next]), plane = n_along * n_next;
+  const unsigned o = v / plane, r = v % plane, band = unsigned(c.group) * n_next;
+  const unsigned first = r / band * unsigned(c.group), in_band = r % band;
+  const unsigned width = n_along - first < unsigned(c.group) ? n_along - first : unsigned(c.group);
+  cta[outer] = int(o);
+  cta[along] = int(first + in_band % width);
+  cta[next] = int(in_band / width);
+}
+
+// Ends this thread: a producer warpgroup once its loads are issued. Its registers were given
+// away (setmaxnreg), so it must not run the kernel's code after that; and ptxas honours the
+// register split only where the producer's code never joins the tile blocks' again.
+__device__ inline void leave() {
+  asm volatile("exit;\n" ::: "memory");
+  __builtin_unreachable();
+}
 
 __device__ inline unsigned char* arena() {
   __shared__ alignas(16) unsigned char buf[config::arena_bytes];

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ctile/backend/cuda/exec.hpp"
+#include "ctile/backend/exec.hpp"
 #include "ctile/backend/sm90/tma_table.hpp"
 #include "ctile/backend/sm90/wgmma.hpp"
 #include "ctile/core/config.hpp"
@@ -44,23 +45,75 @@ __global__ void __launch_bounds__(config::gpu_block_threads)
   kernel(views...);
 }
 
+// What a launch of co-scheduled tile blocks tells its CTAs (cta_context).
+struct co_arguments {
+  int axis;            // the co-scheduled grid axis
+  int extent;          // tile blocks along it
+  unsigned ring_bytes; // the kernel's shared_bytes
+  int cluster_axis;
+  int ctas[3];         // the plain grid of CTAs (what a persistent grid runs in sequence)
+  int group;           // the persistent order's group along `axis` (persistent_cta)
+};
+
+// How many CTAs along the co-scheduled axis a persistent grid's order takes before moving on:
+// 8 CTAs of two 128-row tiles cover 2048 rows of a GEMM's A, which with the ~16 columns of B
+// that the rest of 132 SMs then run stays within the H200's 50 MB of L2 up to K of 4-8 K.
+inline constexpr int persistent_group = 8;
+
 // Co-scheduled tile blocks (ct::co_schedule): Blocks warpgroups per CTA, one tile block each,
-// and with Producer one more that loads their pipelined stages (tile/pipeline.hpp).
+// and with Producer one more that loads their pipelined stages (tile/pipeline.hpp) while the
+// tile blocks run through a sequence of tiles (the persistent grid: persistent_cta).
 // The CTA's context goes to the start of dynamic shared memory before any tile code runs.
 template <int Blocks, bool Producer, class K, class Table, class... V>
 __global__ void __launch_bounds__(config::gpu_block_threads * (Blocks + int(Producer)), 1)
-    kernel_entry_co(K kernel, int axis, int extent, unsigned ring_bytes, int cluster_axis,
-                    const __grid_constant__ Table tma, V... views) {
+    kernel_entry_co(K kernel, co_arguments co, const __grid_constant__ Table tma, V... views) {
   __builtin_assume(blockDim.y == unsigned(Blocks + int(Producer)));
   __builtin_assume(threadIdx.y < unsigned(Blocks + int(Producer)));
   if (threadIdx.x == 0 && threadIdx.y == 0) {
-    context() = cta_context{axis, extent, ring_bytes, cluster_axis, 0};
+    cta_context& c = context();
+    c.axis = co.axis, c.extent = co.extent, c.ring_bytes = co.ring_bytes, c.cluster_axis = co.cluster_axis;
+    c.persistent = int(Producer), c.group = co.group;
+    for (int a = 0; a < 3; ++a) c.ctas[a] = co.ctas[a];
+    c.ring_trips[0] = c.ring_trips[1] = ~0u;
+    c.tile_trips = 0;
+    c.tile_folds[0] = c.tile_folds[1] = 0;
     sm90::publish(tma);
   }
   __syncthreads();
-  // Without wgmma code in this pass (not sm_90a) the producer has nothing to load.
-  if (Producer && !CTILE_HAS_WGMMA && threadIdx.y == unsigned(Blocks)) return;
-  kernel(views...);
+  if constexpr (!Producer) {
+    kernel(views...);
+  } else {
+    // The producer warpgroup gives its registers to the tile blocks and runs the kernel once,
+    // as a tile past the end, up to its first wgmma fold, which loads the stages of all of the
+    // CTA's tiles and ends the thread. (Without wgmma code in this pass, not sm_90a, it has
+    // nothing to load.) Two calls of the kernel, both inlined (CT_TILE), so that each runs at
+    // its own register count: a call would make ptxas serialize the wgmmas (C7510).
+    if (threadIdx.y == unsigned(Blocks)) {
+      __builtin_assume(threadIdx.y == unsigned(Blocks));
+#if CTILE_HAS_WGMMA
+      sm90::setmaxnreg_dec<sm90::producer_registers>();
+      kernel(views...);
+#endif
+      leave();
+    }
+    __builtin_assume(threadIdx.y < unsigned(Blocks));
+#if CTILE_HAS_WGMMA
+    sm90::setmaxnreg_inc<sm90::consumer_registers>();
+#endif
+    const unsigned total = unsigned(co.ctas[0]) * unsigned(co.ctas[1]) * unsigned(co.ctas[2]);
+    for (unsigned v = blockIdx.x; v < total; v += gridDim.x) {
+      if (threadIdx.x == 0) {
+        persistent_cta(v, context().current[threadIdx.y]);
+        context().tile_folds[threadIdx.y] = 0;
+      }
+      backend::sync_block();  // the tile block's threads see their tile ...
+      kernel(views...);
+      backend::sync_block();  // ... and are done with it before the next
+      // The producer loaded this tile's stages: a tile that skipped its fold would leave them
+      // to the next tile's.
+      if (CTILE_HAS_WGMMA && threadIdx.x == 0 && context().tile_folds[threadIdx.y] != 1) __trap();
+    }
+  }
 }
 
 // The 16-bit rank-2 and rank-3 inputs among a kernel's parameters: those that get a TMA map.
@@ -167,6 +220,18 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
   } else {
     unsigned g[3] = {unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
     g[co.axis] = (g[co.axis] + co.blocks - 1) / co.blocks;
+    const co_arguments args{co.axis, grid[co.axis], unsigned(shared_bytes), co.cluster_axis,
+                            {int(g[0]), int(g[1]), int(g[2])}, persistent_group};
+    dim3 ctas{g[0], g[1], g[2]};
+    if constexpr (co.producer) {
+      // Persistent: one CTA an SM at most, each running its share of the plain grid's CTAs.
+      const std::uint64_t total = std::uint64_t(g[0]) * g[1] * g[2];
+      if (total >= (std::uint64_t(1) << 31))
+        throw ct::error("launch of kernel '" + name + "': " + std::to_string(total) +
+                        " CTAs, more than a persistent grid counts (2^31)");
+      const std::uint64_t sms = std::uint64_t(s.dev().multiprocessors());
+      ctas = dim3{unsigned(total < sms ? total : sms), 1, 1};
+    }
     constexpr std::size_t bytes = cta_context_bytes + shared_bytes + (co.blocks - 1) * std::size_t(config::arena_bytes);
     const auto tma = [&] {
       if constexpr (shared_bytes > 0) return tma_table_for(s, views...);
@@ -176,7 +241,7 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
     const auto entry = kernel_entry_co<co.blocks, co.producer, K, table, V...>;
     allow_shared_bytes(name, s, entry, bytes);
     cudaLaunchConfig_t launch{};
-    launch.gridDim = dim3{g[0], g[1], g[2]};
+    launch.gridDim = ctas;
     launch.blockDim = dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks + int(co.producer))};
     launch.dynamicSmemBytes = bytes;
     launch.stream = cs;
@@ -193,8 +258,7 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
         launch.numAttrs = 1;
       }
     }
-    err = cudaLaunchKernelEx(&launch, entry, kernel, co.axis, grid[co.axis], unsigned(shared_bytes), co.cluster_axis,
-                             tma, views...);
+    err = cudaLaunchKernelEx(&launch, entry, kernel, args, tma, views...);
   }
   if (err == cudaSuccess) err = cudaGetLastError();
   if (err != cudaSuccess)

@@ -70,6 +70,12 @@ __device__ inline void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Registers));
 }
 
+// Registers per thread of a producer warpgroup and of the two tile blocks it serves: together
+// 128 x (40 + 2 x 232) = 64512 of the SM's 65536, which the launch (384 threads, one CTA an SM,
+// 168 registers each) holds for the CTA.
+inline constexpr int producer_registers = 40, consumer_registers = 232;
+static_assert(128 * (producer_registers + 2 * consumer_registers) <= 65536);
+
 __device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ inline void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>
