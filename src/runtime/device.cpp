@@ -45,34 +45,42 @@ std::string device::description() const {
          ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
 }
 
+namespace {
+// A device attribute asked on every launch of some kernels (it cannot change): queried once per
+// device and kept in `known` (0 meaning not yet known); `query` returns it, nonzero.
+template <class Query>
+int cached_per_device(std::atomic<int> (&known)[64], int ordinal, Query query) {
+  const bool cached = ordinal >= 0 && ordinal < 64;
+  if (cached)
+    if (const int v = known[ordinal].load(std::memory_order_relaxed); v != 0) return v;
+  const int v = query();
+  if (cached) known[ordinal].store(v, std::memory_order_relaxed);
+  return v;
+}
+}  // namespace
+
 int device::compute_capability() const {
   if (is_cpu()) return 0;
-  // Asked on every launch of a pipelined kernel, so cached per device (it cannot change).
-  static std::atomic<int> known[64];
-  const bool cached = ordinal_ >= 0 && ordinal_ < 64;
-  if (cached)
-    if (const int cc = known[ordinal_].load(std::memory_order_relaxed); cc != 0) return cc;
-  int major = 0, minor = 0;
-  detail::cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal_),
-                     "cudaDeviceGetAttribute", name());
-  detail::cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal_),
-                     "cudaDeviceGetAttribute", name());
-  if (cached) known[ordinal_].store(10 * major + minor, std::memory_order_relaxed);
-  return 10 * major + minor;
+  static std::atomic<int> known[64];  // asked on every launch of a pipelined kernel
+  return cached_per_device(known, ordinal_, [&] {
+    int major = 0, minor = 0;
+    detail::cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal_),
+                       "cudaDeviceGetAttribute", name());
+    detail::cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal_),
+                       "cudaDeviceGetAttribute", name());
+    return 10 * major + minor;
+  });
 }
 
 int device::multiprocessors() const {
   if (is_cpu()) return 0;
-  // Asked on every launch of a persistent kernel, so cached per device like the above.
-  static std::atomic<int> known[64];
-  const bool cached = ordinal_ >= 0 && ordinal_ < 64;
-  if (cached)
-    if (const int n = known[ordinal_].load(std::memory_order_relaxed); n != 0) return n;
-  int n = 0;
-  detail::cuda_check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, ordinal_), "cudaDeviceGetAttribute",
-                     name());
-  if (cached) known[ordinal_].store(n, std::memory_order_relaxed);
-  return n;
+  static std::atomic<int> known[64];  // asked on every launch of a persistent kernel
+  return cached_per_device(known, ordinal_, [&] {
+    int n = 0;
+    detail::cuda_check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, ordinal_), "cudaDeviceGetAttribute",
+                       name());
+    return n;
+  });
 }
 
 device parse_device(const std::string& spec) {
