@@ -10,8 +10,8 @@
 
 // Marks a kernel body: one source, compiled for the CPU backend and (under nvcc) for the GPU.
 // On the GPU it is inlined into its launch's entry, always: a call there would make ptxas
-// serialize the wgmmas of a ct::pipelined loop (C7510), and the persistent entry calls it in a
-// loop, where the compiler's size heuristics would otherwise keep the call.
+// serialize the wgmmas of a ct::pipelined loop (C7510), and the persistent entry calls it from
+// two places (one per register count), where the compiler's size heuristics would keep a call.
 #if defined(__CUDA_ARCH__)
 #define CT_TILE __host__ __device__ __forceinline__
 #else
