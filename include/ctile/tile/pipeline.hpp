@@ -362,6 +362,19 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
   }
 }
 
+// The geometry of a wgmma fold of `Blocks` tile blocks over stages SpecA and SpecB into Acc.
+template <int Blocks, class Acc, class SpecA, class SpecB>
+struct fold_geometry {
+  using T = typename stage_traits<SpecA>::element_type;
+  using SA = typename stage_traits<SpecA>::shape_type;
+  using SB = typename stage_traits<SpecB>::shape_type;
+  using ring = backend::sm90::ring<SA, SB, Blocks>;
+  static constexpr int BM = backend::sm90::rows_of<typename Acc::shape_type>();
+  static constexpr int BN = backend::sm90::cols_of<typename Acc::shape_type>();
+  static constexpr int S = ring::stages;
+  using accumulator = backend::sm90::wgmma_accumulator<BM, BN>;
+};
+
 // A tile block's part of a fold whose stages a producer warpgroup fills (Blocks tile blocks
 // sharing the B stage): the ring carries on from the CTA's previous tile (the trip numbers
 // above). The accumulator goes in and out through the held stage, in passes of 32 rows (one
@@ -369,15 +382,10 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
 template <int Blocks, class Result, class Acc, class Body, class SpecA, class SpecB>
 __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsigned char* smem) {
   namespace sm90 = backend::sm90;
-  using T = typename stage_traits<SpecA>::element_type;
-  using SA = typename stage_traits<SpecA>::shape_type;
-  using SB = typename stage_traits<SpecB>::shape_type;
-  using ring = sm90::ring<SA, SB, Blocks>;
-  using SC = typename Acc::shape_type;
-  constexpr int BM = sm90::rows_of<SC>(), BN = sm90::cols_of<SC>(), S = ring::stages;
-  constexpr std::uint32_t pass_bytes = 32u * (BN + 8) * 4;  // a banded exchange pass
-  static_assert(Blocks * pass_bytes <= ring::stage_bytes, "wgmma fold: an exchange pass must fit one stage");
-  using accumulator = sm90::wgmma_accumulator<BM, BN>;
+  using G = fold_geometry<Blocks, Acc, SpecA, SpecB>;
+  constexpr int S = G::S;
+  constexpr std::uint32_t pass_bytes = 32u * (G::BN + 8) * 4;  // a banded exchange pass
+  static_assert(Blocks * pass_bytes <= G::ring::stage_bytes, "wgmma fold: an exchange pass must fit one stage");
   const int slot = backend::cuda::slot(), thread = int(threadIdx.x);
   sm90::ring_barriers& bars = sm90::fold_barriers(0);
   unsigned& done = backend::cuda::context().ring_trips[slot];
@@ -398,8 +406,8 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
   if (unsigned(trips) != backend::cuda::context().tile_trips) __trap();
 
   const unsigned held = (base + S - 1) % S;
-  in_flight<accumulator> acc{accumulator_from<BM, BN, true>(
-      init, reinterpret_cast<float*>(smem + held * ring::stage_bytes + slot * pass_bytes))};
+  in_flight<typename G::accumulator> acc{accumulator_from<G::BM, G::BN, true>(
+      init, reinterpret_cast<float*>(smem + held * G::ring::stage_bytes + slot * pass_bytes))};
   if (thread == 0) done = base + unsigned(trips);  // every thread has read it (the exchange's barrier)
   sm90::fence_proxy_async_shared();                // the exchange's accesses before TMA's refill
   __syncwarp();
@@ -408,11 +416,12 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
   const std::uint32_t smem_addr = sm90::smem_address(smem);
   for (index_t k = 0; k < trips; ++k) {
     const unsigned j = base + unsigned(k);
-    const std::uint32_t stage = smem_addr + (j % S) * ring::stage_bytes;
+    const std::uint32_t stage = smem_addr + (j % S) * G::ring::stage_bytes;
     sm90::mbarrier_wait(&bars.full[j % S], full_parity(j, S));
     sm90::wgmma_fence();
-    acc = body(acc, staged<sm90::smem_tile<T, SA>>(sm90::smem_tile<T, SA>{stage + slot * ring::bytes_a}),
-               staged<sm90::smem_tile<T, SB>>(sm90::smem_tile<T, SB>{stage + ring::b_offset}));
+    using tile_a = sm90::smem_tile<typename G::T, typename G::SA>;
+    using tile_b = sm90::smem_tile<typename G::T, typename G::SB>;
+    acc = body(acc, staged<tile_a>(tile_a{stage + slot * G::ring::bytes_a}), staged<tile_b>(tile_b{stage + G::ring::b_offset}));
     sm90::wgmma_commit();
     sm90::wgmma_wait<1>();  // trip j-1's batch is done in this warp
     if (k > 0 && thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[(j - 1) % S]);
@@ -423,8 +432,8 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
   // each tile block's half of the exchange lies over the other's A tile or the shared B tile).
   asm volatile("bar.sync 4, %0;\n" ::"n"(Blocks * config::gpu_block_threads) : "memory");
   const unsigned last = (base + unsigned(trips) + S - 1) % S;
-  const Result r = result_from<Result, BM, BN, true>(
-      acc.get(pipeline_key{}), reinterpret_cast<float*>(smem + last * ring::stage_bytes + slot * pass_bytes));
+  const Result r = result_from<Result, G::BM, G::BN, true>(
+      acc.get(pipeline_key{}), reinterpret_cast<float*>(smem + last * G::ring::stage_bytes + slot * pass_bytes));
   backend::sync_block();  // read out before the next tile's exchange writes the stage again
   return r;
 }
@@ -436,14 +445,13 @@ template <int Blocks, class Result, class Acc, class Body, class SpecA, class Sp
 __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
                                  const Acc& init, Body& body, unsigned char* smem) {
   namespace sm90 = backend::sm90;
-  using T = typename stage_traits<SpecA>::element_type;
-  using SA = typename stage_traits<SpecA>::shape_type;
-  using SB = typename stage_traits<SpecB>::shape_type;
-  using ring = sm90::ring<SA, SB, Blocks>;
-  using SC = typename Acc::shape_type;
-  constexpr int BM = sm90::rows_of<SC>(), BN = sm90::cols_of<SC>(), S = ring::stages;
-  constexpr int threads = config::gpu_block_threads;
-  using accumulator = sm90::wgmma_accumulator<BM, BN>;
+  using G = fold_geometry<Blocks, Acc, SpecA, SpecB>;
+  using T = typename G::T;
+  using SA = typename G::SA;
+  using SB = typename G::SB;
+  using ring = typename G::ring;
+  constexpr int BM = G::BM, BN = G::BN, S = G::S, threads = config::gpu_block_threads;
+  using accumulator = typename G::accumulator;
   using staged_a = staged<sm90::smem_tile<T, SA>>;
   using staged_b = staged<sm90::smem_tile<T, SB>>;
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(body(std::declval<in_flight<accumulator>>(),
