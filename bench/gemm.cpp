@@ -4,7 +4,9 @@
 // cuBLAS's at sampled elements before anything is timed; warm-ups, then bursts of five launches
 // timed with CUDA events, the median per launch reported. No L2 rotation: the operands are reused by every tile,
 // so a GEMM is compute-bound and both sides see the same cache state.
-//   bench_gemm [--out FILE] [--quick] [--seconds S] [--tiles automatic|wgmma|wgmma_paired|wgmma_cluster|wgmma_producer|simt]
+//   bench_gemm [--out FILE] [--quick] [--seconds S] [--no-diagnostics]
+//              [--tiles T[,T...]]   T: automatic|wgmma|wgmma_paired|wgmma_cluster|wgmma_producer|simt
+// Several tile configurations are timed side by side, against one cuBLAS measurement a shape.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -34,8 +36,8 @@ struct options {
   std::string out = "gemm.json";
   bool quick = false;
   double seconds = 1.0;  // time budget per measurement, after the warm-ups
-  ct::kernels::gemm_tiling tiles = ct::kernels::gemm_tiling::automatic;
-  std::string tiles_name = "automatic";
+  std::vector<std::pair<std::string, ct::kernels::gemm_tiling>> tilings = {{"automatic", ct::kernels::gemm_tiling::automatic}};
+  bool diagnostics = true;  // also time the bare main loop (bare_gemm), one and two tile blocks a CTA
 };
 
 struct problem {
@@ -45,7 +47,8 @@ struct problem {
 
 struct result {
   problem p;
-  std::string impl;
+  std::string impl;   // "ctile", "cublasLt" or a diagnostic
+  std::string tiles;  // ctile's tile configuration
   double ms = 0;
   bool ok = false;
   std::string error;
@@ -152,8 +155,10 @@ struct bare_gemm {
   }
 };
 
-std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& cublas, double seconds,
-                            ct::kernels::gemm_tiling tiles) {
+// cuBLAS first, then ctile with each tile configuration (its output poisoned and checked each
+// time), then the diagnostics.
+std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& cublas, const options& opt) {
+  const double seconds = opt.seconds;
   const ct::device dev = s.dev();
   auto st = static_cast<cudaStream_t>(s.native());
   auto a = ct::empty<ct::bf16>({p.m, p.k}, dev), b = ct::empty<ct::bf16>({p.k, p.n}, dev);
@@ -161,7 +166,7 @@ std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& 
   bench::random_fill(s, b, next_seed());
   auto c = ct::full<ct::bf16>({p.m, p.n}, NAN, dev), ref = ct::empty<ct::bf16>({p.m, p.n}, dev);
   std::vector<result> out;
-  result theirs{p, "cublasLt", 0, false, ""}, ours{p, "ctile", 0, false, ""};
+  result theirs{p, "cublasLt", "", 0, false, ""};
   try {
     cublas.run(st, p, a.data(), b.data(), ref.data());
     check(cudaStreamSynchronize(st), "cuBLAS");
@@ -170,21 +175,27 @@ std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& 
   } catch (const std::exception& e) {
     theirs.error = e.what();
   }
-  try {
-    ct::kernels::gemm_args<ct::bf16> args;
-    args.tiles = tiles;
-    ct::kernels::gemm(s, c, a, b, args).wait();
-    ours.error = theirs.ok ? compare(c, ref, p.k) : "";
-    ours.ok = ours.error.empty();
-    if (ours.ok) ours.ms = median_ms(st, seconds, [&] { (void)ct::kernels::gemm(s, c, a, b, args); });
-  } catch (const std::exception& e) {
-    ours.error = e.what();
+  out.push_back(theirs);
+  for (const auto& [name, tiles] : opt.tilings) {
+    result ours{p, "ctile", name, 0, false, ""};
+    try {
+      ct::kernels::gemm_args<ct::bf16> args;
+      args.tiles = tiles;
+      c = ct::full<ct::bf16>({p.m, p.n}, NAN, dev);
+      ct::kernels::gemm(s, c, a, b, args).wait();
+      ours.error = theirs.ok ? compare(c, ref, p.k) : "";
+      ours.ok = ours.error.empty();
+      if (ours.ok) ours.ms = median_ms(st, seconds, [&] { (void)ct::kernels::gemm(s, c, a, b, args); });
+    } catch (const std::exception& e) {
+      ours.error = e.what();
+    }
+    out.push_back(ours);
   }
   // The bare main loop, one and two tile blocks per CTA (diagnostic rows, not the library).
   auto c3 = c.unsqueeze(0);
   const auto a3 = a.unsqueeze(0), b3 = b.unsqueeze(0);
   const auto bare = [&](auto kernel, const char* impl) {
-    result r{p, impl, 0, false, ""};
+    result r{p, impl, "", 0, false, ""};
     try {
       const auto run = [&] { (void)ct::launch(s, kernel, c3.partition(ct::shape<1, 128, 128>{}), a3, b3); };
       run();
@@ -197,9 +208,7 @@ std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& 
     }
     return r;
   };
-  out.push_back(ours);
-  out.push_back(theirs);
-  if (ct::kernels::detail::gemm_use_wgmma(dev)) {
+  if (opt.diagnostics && ct::kernels::detail::gemm_use_wgmma(dev)) {
     out.push_back(bare(bare_gemm<1>{}, "bare-1"));
     out.push_back(bare(bare_gemm<2>{}, "bare-2"));
   }
@@ -211,7 +220,7 @@ double tflops(const result& r) { return 2.0 * double(r.p.m) * double(r.p.n) * do
 std::string json_of(const result& r) {
   std::ostringstream o;
   o << "{\"m\": " << r.p.m << ", \"n\": " << r.p.n << ", \"k\": " << r.p.k << ", \"group\": \"" << r.p.group
-    << "\", \"impl\": \"" << r.impl << "\", \"dtype\": \"bf16\", \"ms\": " << (r.ok ? r.ms : 0)
+    << "\", \"impl\": \"" << r.impl << "\", \"tiles\": \"" << r.tiles << "\", \"dtype\": \"bf16\", \"ms\": " << (r.ok ? r.ms : 0)
     << ", \"tflops\": " << (r.ok ? tflops(r) : 0) << ", \"ok\": " << (r.ok ? "true" : "false") << ", \"error\": ";
   if (r.error.empty()) {
     o << "null}";
@@ -234,17 +243,25 @@ options parse(int argc, char** argv) {
     if (a == "--out") o.out = value();
     else if (a == "--quick") o.quick = true;
     else if (a == "--seconds") o.seconds = std::stod(value());
+    else if (a == "--no-diagnostics") o.diagnostics = false;
     else if (a == "--tiles") {
-      o.tiles_name = value();
       using ct::kernels::gemm_tiling;
-      if (o.tiles_name == "automatic") o.tiles = gemm_tiling::automatic;
-      else if (o.tiles_name == "wgmma") o.tiles = gemm_tiling::wgmma;
-      else if (o.tiles_name == "wgmma_paired") o.tiles = gemm_tiling::wgmma_paired;
-      else if (o.tiles_name == "wgmma_cluster") o.tiles = gemm_tiling::wgmma_cluster;
-      else if (o.tiles_name == "wgmma_producer") o.tiles = gemm_tiling::wgmma_producer;
-      else if (o.tiles_name == "simt") o.tiles = gemm_tiling::simt;
-      else throw ct::error("bench_gemm: --tiles is automatic, wgmma, wgmma_paired, wgmma_cluster, wgmma_producer or simt, not " + o.tiles_name);
-    } else throw ct::error("bench_gemm: unknown option " + a + " (--out FILE, --quick, --seconds S, --tiles T)");
+      const std::vector<std::pair<std::string, gemm_tiling>> known = {
+          {"automatic", gemm_tiling::automatic},         {"wgmma", gemm_tiling::wgmma},
+          {"wgmma_paired", gemm_tiling::wgmma_paired},   {"wgmma_cluster", gemm_tiling::wgmma_cluster},
+          {"wgmma_producer", gemm_tiling::wgmma_producer}, {"simt", gemm_tiling::simt}};
+      o.tilings.clear();
+      std::istringstream list(value());
+      for (std::string name; std::getline(list, name, ',');) {
+        const auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == name; });
+        if (it == known.end())
+          throw ct::error("bench_gemm: --tiles takes automatic, wgmma, wgmma_paired, wgmma_cluster, wgmma_producer or "
+                          "simt, separated by commas; not '" + name + "'");
+        o.tilings.push_back(*it);
+      }
+      if (o.tilings.empty()) throw ct::error("bench_gemm: --tiles needs at least one configuration");
+    } else throw ct::error("bench_gemm: unknown option " + a +
+                           " (--out FILE, --quick, --seconds S, --no-diagnostics, --tiles T[,T...])");
   }
   if (!(o.seconds > 0)) throw ct::error("bench_gemm: --seconds must be positive");
   return o;
@@ -271,7 +288,7 @@ int main(int argc, char** argv) try {
   std::vector<result> results;
   for (const auto& p : problems) {
     std::fprintf(stderr, "gemm %lld x %lld x %lld\n", (long long)p.m, (long long)p.n, (long long)p.k);
-    for (auto& r : measure(p, s, cublas, opt.seconds, opt.tiles)) results.push_back(r);
+    for (auto& r : measure(p, s, cublas, opt)) results.push_back(r);
   }
 
   cudaDeviceProp prop{};
@@ -284,33 +301,48 @@ int main(int argc, char** argv) try {
   std::fprintf(f, "\n]}\n");
   std::fclose(f);
 
-  std::printf("GEMM, bf16 in, f32 accumulate, bf16 out, row-major; ctile tiles: %s; %s, %s\n\n", opt.tiles_name.c_str(),
-              prop.name, date.c_str());
-  std::printf("| M | N | K | ctile TFLOP/s | cuBLAS TFLOP/s | ctile / cuBLAS |\n| --- | --- | --- | --- | --- | --- |\n");
-  double log_sum = 0;
-  int sweep = 0;
+  std::printf("GEMM, bf16 in, f32 accumulate, bf16 out, row-major; %s, %s\n\n", prop.name, date.c_str());
   for (const auto& r : results)
     if (r.impl.rfind("bare", 0) == 0 && r.ok)
       std::printf("diagnostic %s %lld x %lld x %lld: %.0f TFLOP/s\n", r.impl.c_str(), (long long)r.p.m, (long long)r.p.n,
                   (long long)r.p.k, tflops(r));
-  std::vector<result> pairs;
+  // One row a shape: cuBLAS, then each configuration's TFLOP/s and its ratio to cuBLAS.
+  std::printf("\n| M | N | K | cuBLAS TFLOP/s |");
+  for (const auto& t : opt.tilings) std::printf(" ctile %s TFLOP/s | / cuBLAS |", t.first.c_str());
+  std::printf("\n| --- | --- | --- | --- |");
+  for (std::size_t i = 0; i < opt.tilings.size(); ++i) std::printf(" --- | --- |");
+  std::printf("\n");
+  const auto cell = [](const result& r) { return r.ok ? std::to_string(int(std::lround(tflops(r)))) : std::string("error"); };
+  std::vector<double> log_sum(opt.tilings.size(), 0.0);
+  std::vector<int> sweep(opt.tilings.size(), 0);
+  const std::size_t per_shape = 1 + opt.tilings.size();
+  std::vector<result> rows;
   for (const auto& r : results)
-    if (r.impl.rfind("bare", 0) != 0) pairs.push_back(r);
-  for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
-    const result &ours = pairs[i], &theirs = pairs[i + 1];
-    const auto cell = [](const result& r) { return r.ok ? std::to_string(int(std::lround(tflops(r)))) : std::string("error"); };
-    std::string ratio = "-";
-    if (ours.ok && theirs.ok) {
-      ratio = std::to_string(theirs.ms / ours.ms).substr(0, 5);
-      if (std::string(ours.p.group) == "sweep") log_sum += std::log(theirs.ms / ours.ms), ++sweep;
+    if (r.impl.rfind("bare", 0) != 0) rows.push_back(r);
+  for (std::size_t i = 0; i + per_shape <= rows.size(); i += per_shape) {
+    const result& theirs = rows[i];
+    std::printf("| %lld | %lld | %lld | %s |", (long long)theirs.p.m, (long long)theirs.p.n, (long long)theirs.p.k,
+                cell(theirs).c_str());
+    for (std::size_t t = 0; t < opt.tilings.size(); ++t) {
+      const result& ours = rows[i + 1 + t];
+      std::string ratio = "-";
+      if (ours.ok && theirs.ok) {
+        ratio = std::to_string(theirs.ms / ours.ms).substr(0, 5);
+        if (std::string(ours.p.group) == "sweep") log_sum[t] += std::log(theirs.ms / ours.ms), ++sweep[t];
+      }
+      std::printf(" %s | %s |", cell(ours).c_str(), ratio.c_str());
     }
-    std::printf("| %lld | %lld | %lld | %s | %s | %s |\n", (long long)ours.p.m, (long long)ours.p.n, (long long)ours.p.k,
-                cell(ours).c_str(), cell(theirs).c_str(), ratio.c_str());
+    std::printf("\n");
   }
-  if (sweep > 0) std::printf("\nsweep geometric mean, ctile / cuBLAS: %.3f over %d shapes\n", std::exp(log_sum / sweep), sweep);
+  std::printf("\n");
+  for (std::size_t t = 0; t < opt.tilings.size(); ++t)
+    if (sweep[t] > 0)
+      std::printf("sweep geometric mean, ctile %s / cuBLAS: %.3f over %d shapes\n", opt.tilings[t].first.c_str(),
+                  std::exp(log_sum[t] / sweep[t]), sweep[t]);
   for (const auto& r : results)
-    if (!r.ok && !r.error.empty()) std::printf("%s %lld x %lld x %lld: %s\n", r.impl.c_str(), (long long)r.p.m,
-                                               (long long)r.p.n, (long long)r.p.k, r.error.c_str());
+    if (!r.ok && !r.error.empty())
+      std::printf("%s%s%s %lld x %lld x %lld: %s\n", r.impl.c_str(), r.tiles.empty() ? "" : " ", r.tiles.c_str(),
+                  (long long)r.p.m, (long long)r.p.n, (long long)r.p.k, r.error.c_str());
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "%s\n", e.what());
