@@ -66,9 +66,9 @@ CT_HD inline T shfl_idx(T x, [[maybe_unused]] int src, [[maybe_unused]] int widt
 
 CT_HD inline int block_id(int axis) {
 #if defined(__CUDA_ARCH__)
-  if (cuda::co_scheduled() && cuda::context().persistent) {
-    // A persistent grid: the warpgroup's current CTA (the entry's loop sets it); the producer
-    // warpgroup sits past the partition's end.
+  if (cuda::persistent()) {
+    // A persistent grid: the tile block's current CTA (the entry's loop sets it); the producer
+    // warpgroup sits past the partition's end. (Known at compile time in every entry.)
     const cuda::cta_context& c = cuda::context();
     if (cuda::is_producer()) return axis == c.axis ? c.extent : 0;
     const int cta = c.current[cuda::slot()][axis];
@@ -90,7 +90,7 @@ CT_HD inline int block_id(int axis) {
 CT_HD inline int grid_blocks(int axis) {
 #if defined(__CUDA_ARCH__)
   if (cuda::co_scheduled() && axis == cuda::context().axis) return cuda::context().extent;
-  if (cuda::co_scheduled() && cuda::context().persistent) return cuda::context().ctas[axis];
+  if (cuda::persistent()) return cuda::context().ctas[axis];
   return axis == 0 ? int(gridDim.x) : axis == 1 ? int(gridDim.y) : int(gridDim.z);
 #else
   return cpu::current_block().num_blocks[axis];

@@ -325,18 +325,34 @@ __device__ inline void cta_barrier_from_anywhere() { asm volatile("barrier.sync 
 __device__ inline unsigned full_parity(unsigned j, unsigned S) { return (j / S) & 1u; }
 __device__ inline unsigned empty_parity_before(unsigned j, unsigned S) { return ((j + 1) / S - 1) & 1u; }
 
+// The geometry of a wgmma fold of `Blocks` tile blocks over stages SpecA and SpecB into Acc.
+template <int Blocks, class Acc, class SpecA, class SpecB>
+struct fold_geometry {
+  static constexpr int blocks = Blocks;
+  using T = typename stage_traits<SpecA>::element_type;
+  using SA = typename stage_traits<SpecA>::shape_type;
+  using SB = typename stage_traits<SpecB>::shape_type;
+  using ring = backend::sm90::ring<SA, SB, Blocks>;
+  static constexpr int BM = backend::sm90::rows_of<typename Acc::shape_type>();
+  static constexpr int BN = backend::sm90::cols_of<typename Acc::shape_type>();
+  static constexpr int S = ring::stages;
+  using accumulator = backend::sm90::wgmma_accumulator<BM, BN>;
+};
+
 // The producer warpgroup's loop (its thread 0): for each tile the CTA runs (persistent_cta),
-// trip k of each of its `Blocks` tile blocks into the ring by TMA, once the trip S before is
-// released.
-template <int Blocks, class SA, class SB, int S, class Ring, class SpecA, class SpecB, int R>
+// trip k of each of its tile blocks into the ring by TMA, once the trip S before is released.
+template <class G, class SpecA, class SpecB, int R>
 __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& spec_b, const CUtensorMap* map_a,
                                const CUtensorMap* map_b, unsigned char* smem) {
   namespace sm90 = backend::sm90;
+  using SA = typename G::SA;
+  using SB = typename G::SB;
+  using ring = typename G::ring;
+  constexpr int Blocks = G::blocks, S = G::S;
   constexpr std::uint32_t bytes = Blocks * sm90::tma_tile_bytes<SA> + sm90::tma_tile_bytes<SB>;
   sm90::ring_barriers& bars = sm90::fold_barriers(0);
-  const backend::cuda::cta_context& c = backend::cuda::context();
-  const int axis = c.axis;
-  const unsigned total = unsigned(c.ctas[0]) * unsigned(c.ctas[1]) * unsigned(c.ctas[2]);
+  const int axis = backend::cuda::context().axis;
+  const unsigned total = backend::cuda::persistent_ctas();
   unsigned j = 0;
   for (unsigned v = blockIdx.x; v < total; v += gridDim.x) {
     int cta[3];
@@ -352,28 +368,15 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
     for (index_t k = 0; k < trips; ++k, ++j) {
       const std::uint32_t s = j % unsigned(S);
       if (j >= unsigned(S) - 1) sm90::mbarrier_wait(&bars.empty[s], empty_parity_before(j, S));
-      unsigned char* stage = smem + s * Ring::stage_bytes;
+      unsigned char* stage = smem + s * ring::stage_bytes;
       sm90::mbarrier_arrive_expect_tx(&bars.full[s], bytes);
       CT_UNROLL
       for (int b = 0; b < Blocks; ++b)
-        sm90::tma_stage_tile<SA>(stage + b * Ring::bytes_a, map_a, stage_origin(spec_a, tiles[b], k), &bars.full[s]);
-      sm90::tma_stage_tile<SB>(stage + Ring::b_offset, map_b, stage_origin(spec_b, tiles[0], k), &bars.full[s]);
+        sm90::tma_stage_tile<SA>(stage + b * ring::bytes_a, map_a, stage_origin(spec_a, tiles[b], k), &bars.full[s]);
+      sm90::tma_stage_tile<SB>(stage + ring::b_offset, map_b, stage_origin(spec_b, tiles[0], k), &bars.full[s]);
     }
   }
 }
-
-// The geometry of a wgmma fold of `Blocks` tile blocks over stages SpecA and SpecB into Acc.
-template <int Blocks, class Acc, class SpecA, class SpecB>
-struct fold_geometry {
-  using T = typename stage_traits<SpecA>::element_type;
-  using SA = typename stage_traits<SpecA>::shape_type;
-  using SB = typename stage_traits<SpecB>::shape_type;
-  using ring = backend::sm90::ring<SA, SB, Blocks>;
-  static constexpr int BM = backend::sm90::rows_of<typename Acc::shape_type>();
-  static constexpr int BN = backend::sm90::cols_of<typename Acc::shape_type>();
-  static constexpr int S = ring::stages;
-  using accumulator = backend::sm90::wgmma_accumulator<BM, BN>;
-};
 
 // A tile block's part of a fold whose stages a producer warpgroup fills (Blocks tile blocks
 // sharing the B stage): the ring carries on from the CTA's previous tile (the trip numbers
@@ -470,7 +473,7 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
       if (tma) {
         if (threadIdx.x == 0) backend::cuda::context().tile_trips = unsigned(trips);
         cta_barrier_from_anywhere();  // the tile blocks have set the ring's barriers
-        if (threadIdx.x == 0) produce_stages<Blocks, SA, SB, S, ring, SpecA, SpecB, R>(trips, spec_a, spec_b, map_a, map_b, smem);
+        if (threadIdx.x == 0) produce_stages<G, SpecA, SpecB, R>(trips, spec_a, spec_b, map_a, map_b, smem);
       }
       backend::cuda::leave();
     }

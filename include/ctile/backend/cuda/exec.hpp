@@ -23,13 +23,10 @@ struct cta_context {
   int extent;            // tile blocks along it (the partition's count; the grid is rounded up)
   unsigned ring_bytes;   // the kernel's shared_bytes
   int cluster_axis;      // the grid axis along which CTAs pair into clusters, if the launch made them
-  // A persistent grid (a producer warpgroup, ct::co_schedule): the CTAs a plain launch would
-  // have had along each axis, how many the grouped order takes along `axis` before moving on,
-  // and each warpgroup's current CTA (its coordinates in that plain grid).
-  int persistent;
+  // A persistent grid (with a producer warpgroup, ct::co_schedule): the CTAs a plain launch
+  // would have had along each axis, and each tile block's current CTA (its coordinates there).
   int ctas[3];
-  int group;
-  int current[3][3];
+  int current[2][3];
   // The ring a producer fills: trips each tile block has consumed (~0u until its barriers are
   // set), and the trip count of every tile (the producer's, for the tile blocks to compare).
   unsigned ring_trips[2];
@@ -49,18 +46,32 @@ __device__ inline unsigned char* kernel_smem() { return dynamic_smem() + (co_sch
 // entry assumes blockDim.y == 1) fold every co-scheduling test away.
 __device__ inline int tile_blocks() { return blockDim.y == 3 ? 2 : int(blockDim.y); }
 __device__ inline bool is_producer() { return blockDim.y == 3 && threadIdx.y == 2; }
+// A CTA with a producer warpgroup is one of a persistent grid (ct::co_schedule).
+__device__ inline bool persistent() { return blockDim.y == 3; }
+
+// How many CTAs along the co-scheduled axis a persistent grid's order takes before moving on:
+// 8 CTAs of two 128-row tiles cover 2048 rows of a GEMM's A, which with the ~16 columns of B
+// that the rest of 132 SMs then run stays within the H200's 50 MB of L2 up to K of 4-8 K.
+inline constexpr unsigned persistent_group = 8;
+
+// The persistent grid's sequence: the plain grid's CTAs, which CTA blockIdx.x runs at positions
+// blockIdx.x, blockIdx.x + gridDim.x, ...
+__device__ inline unsigned persistent_ctas() {
+  const cta_context& c = context();
+  return unsigned(c.ctas[0]) * unsigned(c.ctas[1]) * unsigned(c.ctas[2]);
+}
 
 // The persistent grid's order: the CTA that position v of the sequence runs, as coordinates in
-// the plain grid. Along `axis` (the co-scheduled one) in groups of `group` CTAs, then along the
+// the plain grid. Along `axis` (the co-scheduled one) in groups of persistent_group, then along the
 // next axis (2, or 1 when `axis` is 2), then the remaining one: CTAs that run at the same time
 // cover a few rows of A and a few columns of B of a GEMM, which stay in L2.
 __device__ inline void persistent_cta(unsigned v, int (&cta)[3]) {
   const cta_context& c = context();
   const int along = c.axis, next = along == 2 ? 1 : 2, outer = 3 - along - next;
   const unsigned n_along = unsigned(c.ctas[along]), n_next = unsigned(c.ctas[next]), plane = n_along * n_next;
-  const unsigned o = v / plane, r = v % plane, band = unsigned(c.group) * n_next;
-  const unsigned first = r / band * unsigned(c.group), in_band = r % band;
-  const unsigned width = n_along - first < unsigned(c.group) ? n_along - first : unsigned(c.group);
+  const unsigned o = v / plane, r = v % plane, band = persistent_group * n_next;
+  const unsigned first = r / band * persistent_group, in_band = r % band;
+  const unsigned width = n_along - first < persistent_group ? n_along - first : persistent_group;
   cta[outer] = int(o);
   cta[along] = int(first + in_band % width);
   cta[next] = int(in_band / width);

@@ -52,13 +52,7 @@ struct co_arguments {
   unsigned ring_bytes; // the kernel's shared_bytes
   int cluster_axis;
   int ctas[3];         // the plain grid of CTAs (what a persistent grid runs in sequence)
-  int group;           // the persistent order's group along `axis` (persistent_cta)
 };
-
-// How many CTAs along the co-scheduled axis a persistent grid's order takes before moving on:
-// 8 CTAs of two 128-row tiles cover 2048 rows of a GEMM's A, which with the ~16 columns of B
-// that the rest of 132 SMs then run stays within the H200's 50 MB of L2 up to K of 4-8 K.
-inline constexpr int persistent_group = 8;
 
 // Co-scheduled tile blocks (ct::co_schedule): Blocks warpgroups per CTA, one tile block each,
 // and with Producer one more that loads their pipelined stages (tile/pipeline.hpp) while the
@@ -72,7 +66,6 @@ __global__ void __launch_bounds__(config::gpu_block_threads * (Blocks + int(Prod
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     cta_context& c = context();
     c.axis = co.axis, c.extent = co.extent, c.ring_bytes = co.ring_bytes, c.cluster_axis = co.cluster_axis;
-    c.persistent = int(Producer), c.group = co.group;
     for (int a = 0; a < 3; ++a) c.ctas[a] = co.ctas[a];
     c.ring_trips[0] = c.ring_trips[1] = ~0u;
     c.tile_trips = 0;
@@ -100,7 +93,7 @@ __global__ void __launch_bounds__(config::gpu_block_threads * (Blocks + int(Prod
 #if CTILE_HAS_WGMMA
     sm90::setmaxnreg_inc<sm90::consumer_registers>();
 #endif
-    const unsigned total = unsigned(co.ctas[0]) * unsigned(co.ctas[1]) * unsigned(co.ctas[2]);
+    const unsigned total = persistent_ctas();
     for (unsigned v = blockIdx.x; v < total; v += gridDim.x) {
       if (threadIdx.x == 0) {
         persistent_cta(v, context().current[threadIdx.y]);
@@ -221,7 +214,7 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
     unsigned g[3] = {unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
     g[co.axis] = (g[co.axis] + co.blocks - 1) / co.blocks;
     const co_arguments args{co.axis, grid[co.axis], unsigned(shared_bytes), co.cluster_axis,
-                            {int(g[0]), int(g[1]), int(g[2])}, persistent_group};
+                            {int(g[0]), int(g[1]), int(g[2])}};
     dim3 ctas{g[0], g[1], g[2]};
     if constexpr (co.producer) {
       // Persistent: one CTA an SM at most, each running its share of the plain grid's CTAs.
