@@ -68,7 +68,8 @@ CT_HD inline int block_id(int axis) {
 #if defined(__CUDA_ARCH__)
   if (cuda::persistent()) {
     // A persistent grid: the tile block's current CTA (the entry's loop sets it); the producer
-    // warpgroup sits past the partition's end. (Known at compile time in every entry.)
+    // warpgroup sits past the partition's end. (A runtime test in every kernel: the entries'
+    // __builtin_assume on blockDim.y does not fold it, nor the co_scheduled() tests below.)
     const cuda::cta_context& c = cuda::context();
     if (cuda::is_producer()) return axis == c.axis ? c.extent : 0;
     const int cta = c.current[cuda::slot()][axis];
