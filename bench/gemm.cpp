@@ -6,11 +6,13 @@
 // so a GEMM is compute-bound and both sides see the same cache state.
 //   bench_gemm [--out FILE] [--quick] [--seconds S] [--no-diagnostics]
 //              [--tiles T[,T...]]   T: automatic|wgmma|wgmma_paired|wgmma_cluster|wgmma_producer|simt
+//              [--shapes MxNxK[,MxNxK...]]   these shapes instead of issue 6's (group "custom")
 // Several tile configurations are timed side by side, against one cuBLAS measurement a shape.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -38,11 +40,12 @@ struct options {
   double seconds = 1.0;  // time budget per measurement, after the warm-ups
   std::vector<std::pair<std::string, ct::kernels::gemm_tiling>> tilings = {{"automatic", ct::kernels::gemm_tiling::automatic}};
   bool diagnostics = true;  // also time the bare main loop (bare_gemm), one and two tile blocks a CTA
+  std::vector<std::array<ct::index_t, 3>> shapes;  // --shapes: these instead of issue 6's
 };
 
 struct problem {
   ct::index_t m, n, k;
-  const char* group;  // "square", "sweep" or "ragged"
+  const char* group;  // "square", "sweep", "ragged" or "custom" (--shapes)
 };
 
 struct result {
@@ -260,8 +263,21 @@ options parse(int argc, char** argv) {
         o.tilings.push_back(*it);
       }
       if (o.tilings.empty()) throw ct::error("bench_gemm: --tiles needs at least one configuration");
+    } else if (a == "--shapes") {
+      std::istringstream list(value());
+      for (std::string item; std::getline(list, item, ',');) {
+        std::array<ct::index_t, 3> mnk{};
+        char x1 = 0, x2 = 0, rest = 0;
+        std::istringstream in(item);
+        if (!(in >> mnk[0] >> x1 >> mnk[1] >> x2 >> mnk[2]) || x1 != 'x' || x2 != 'x' || (in >> rest) ||
+            mnk[0] < 1 || mnk[1] < 1 || mnk[2] < 1)
+          throw ct::error("bench_gemm: --shapes takes MxNxK with positive extents, separated by commas; not '" + item +
+                          "'");
+        o.shapes.push_back(mnk);
+      }
+      if (o.shapes.empty()) throw ct::error("bench_gemm: --shapes needs at least one MxNxK");
     } else throw ct::error("bench_gemm: unknown option " + a +
-                           " (--out FILE, --quick, --seconds S, --no-diagnostics, --tiles T[,T...])");
+                           " (--out FILE, --quick, --seconds S, --no-diagnostics, --tiles T[,T...], --shapes MxNxK[,...])");
   }
   if (!(o.seconds > 0)) throw ct::error("bench_gemm: --seconds must be positive");
   return o;
@@ -280,7 +296,10 @@ int main(int argc, char** argv) try {
   std::vector<problem> problems = {{4096, 4096, 4096, "square"}, {8192, 8192, 8192, "square"},
                                    {4095, 4097, 4093, "ragged"}, {1, 4096, 4096, "ragged"},
                                    {4096, 8, 4096, "ragged"}};
-  if (!opt.quick)
+  if (!opt.shapes.empty()) {
+    problems.clear();
+    for (const auto& [m, n, k] : opt.shapes) problems.push_back({m, n, k, "custom"});
+  } else if (!opt.quick)
     for (ct::index_t m : {4096, 8192, 16384})
       for (auto [n, k] : {std::pair<ct::index_t, ct::index_t>{4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}})
         problems.push_back({m, n, k, "sweep"});

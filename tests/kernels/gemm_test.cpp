@@ -214,6 +214,53 @@ TEST_P(gemm, cluster_peers_with_different_trip_counts) {
   EXPECT_TRUE(all_equal(host_f64(c), want));
 }
 
+// A pipelined product that starts from a loaded tile rather than zeros: on Hopper the wgmma
+// folds accumulate from zero and add the initial tile on the way out, only where a tile block's
+// initial values are not all +0.0 (a vote). Here they are zero in the first 128 rows and random
+// elsewhere, so both ways meet in one launch; paired tile blocks, and with Producer the
+// producer warpgroup on its persistent grid (several tiles a CTA).
+template <bool Producer>
+struct from_initial_tile {
+  static constexpr const char* name = "test_from_initial_tile";
+  static constexpr std::size_t shared_bytes = 2 * ct::pipeline_shared_bytes;
+  static constexpr ct::co_schedule co_schedule{1, 2, 2, 1, Producer};
+  CT_TILE void operator()(ct::out<float, ct::shape<1, 128, 128>> c, ct::in<ct::bf16, 3> a, ct::in<ct::bf16, 3> b,
+                          ct::in<float, 3> init) const {
+    const auto t = c.tile_index();
+    const auto ta = a.tiled(ct::shape<1, 128, 64>{});
+    const auto tb = b.tiled(ct::shape<1, 64, 128>{});
+    c.store(ct::pipelined(t, ct::num_tiles(ta, 2),
+                          ct::stages(ct::stage(ta, kn::detail::a_tile_at{}), ct::stage(tb, kn::detail::b_tile_at{})),
+                          init.load_like(c), [](auto acc, auto sa, auto sb) { return ct::mma(sa, sb, acc); }));
+  }
+};
+
+template <bool Producer>
+void check_from_initial_tile(const ct::device& dev) {
+  SCOPED_TRACE(Producer ? "producer" : "paired");
+  std::vector<dims> list = {{1, 300, 520, 200}};
+  if (dev.is_cuda()) list.push_back({1, 2100, 2200, 136});  // more tiles than SMs; slow on the CPU
+  for (const dims& d : list) {
+    SCOPED_TRACE(name_of(d));
+    const auto a = random<ct::bf16>({1, d.m, d.k}, dev), b = random<ct::bf16>({1, d.k, d.n}, dev);
+    auto init_host = host_f64(random<float>({1, d.m, d.n}, dev));
+    std::fill(init_host.begin(), init_host.begin() + 128 * d.n, 0.0);
+    std::vector<float> init_values(init_host.begin(), init_host.end());
+    const auto init = ct::from_host(init_values, {1, d.m, d.n}, dev);
+    auto c = poisoned<float>({1, d.m, d.n}, dev);
+    ct::launch(ct::default_stream(dev), from_initial_tile<Producer>{}, c.partition(ct::shape<1, 128, 128>{}), a, b, init)
+        .wait();
+    auto want = reference_product(host_f64(a), host_f64(b), d);
+    for (std::size_t i = 0; i < want.c.size(); ++i) want.c[i] += init_host[i], want.scale[i] += std::fabs(init_host[i]);
+    EXPECT_TRUE(close_to<float>(host_f64(c), want.c, want.scale, d.k));
+  }
+}
+
+TEST_P(gemm, pipelined_from_an_initial_tile) {
+  check_from_initial_tile<false>(dev());
+  check_from_initial_tile<true>(dev());
+}
+
 template <class T, class TC>
 void check_random(const ct::device& dev, const dims& d) {
   SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>());

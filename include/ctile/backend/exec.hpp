@@ -27,6 +27,25 @@ CT_HD inline void sync_block() {
 #endif
 }
 
+#if defined(__CUDA_ARCH__)
+// Whether x holds in any thread of the tile block; a barrier of the tile block, like sync_block.
+__device__ inline bool block_any(bool x) {
+  if (!cuda::co_scheduled()) return __syncthreads_or(int(x)) != 0;
+  unsigned any = 0;
+#define CT_BLOCK_ANY(ID)                                                                                 \
+  asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbarrier.red.or.pred q, " #ID ", %2, p;\n" \
+               "selp.u32 %0, 1, 0, q;\n}\n"                                                             \
+               : "=r"(any)                                                                               \
+               : "r"(unsigned(x)), "n"(config::gpu_block_threads)                                        \
+               : "memory")
+  if (cuda::slot() == 0) CT_BLOCK_ANY(1);
+  else if (cuda::slot() == 1) CT_BLOCK_ANY(2);
+  else CT_BLOCK_ANY(3);
+#undef CT_BLOCK_ANY
+  return any != 0;
+}
+#endif
+
 CT_HD inline unsigned char* arena() {
 #if defined(__CUDA_ARCH__)
   return cuda::arena();

@@ -201,18 +201,33 @@ constexpr unsigned map_ignored_axes() {
   }
 }
 
-// The exchanges below move a BM x BN f32 tile between a tile's layout and wgmma's through a
-// shared-memory buffer of rows of BN + 8 floats (the padding spreads a warp's accesses over the
-// banks): all BM rows at once, or (Banded) 32 rows at a time where the buffer is smaller. A
-// banded pass takes the same 8-row band of each warp's 16 rows of one 64-row half, so that
-// every thread takes part in every pass, and which of its values go in which pass is known at
-// compile time on both sides (a runtime test per value would keep the accumulator out of
-// wgmma's pipeline, C7515): on wgmma's side, pair i of half h is in band (i / 2) % 2; on the
-// tile's side, slot s of a blocked layout is in the same pass in every thread (checked).
+// A wgmma fold accumulates from zero in wgmma's register layout, and its result leaves through
+// a shared-memory buffer of BN-float rows into the result tile's layout, with init added there
+// (a zero init, the usual ct::zeros, adds nothing and costs only the vote that finds it zero).
+// All BM rows at once, or (Banded) 32 rows at a time where the buffer is smaller. A banded pass
+// takes the same 8-row band of each warp's 16 rows of one 64-row half, so that every thread
+// takes part in every pass, and which of its values go in which pass is known at compile time
+// on both sides (a runtime test per value would keep the accumulator out of wgmma's pipeline,
+// C7515): on wgmma's side, pair i of half h is in band (i / 2) % 2; on the tile's side, slot s
+// of a blocked layout is in the same pass in every thread (checked).
 template <bool Banded>
 CT_HD constexpr int exchange_pass(int row) { return Banded ? 2 * (row / 64) + (row / 8) % 2 : 0; }
 template <bool Banded>
 CT_HD constexpr int exchange_row(int row) { return Banded ? (row % 64) / 16 * 8 + row % 8 : row; }
+
+// Where element (row, col) of the exchange buffer lies: rows of BN floats, unpadded, so that a
+// banded pass of one tile block fits over its own A tile (32 x 128 floats, 16 KiB), with the
+// row's 16-byte units swizzled so that neither side's accesses conflict on banks. wgmma's side
+// writes float2s of 8 rows x 8 columns a warp: the XOR with 2 * (row % 8) spreads the rows over
+// all banks. The tile's side reads 8 consecutive floats a thread as two float4s, 8 threads of a
+// row at a time: flipping the unit's low bit in the upper half of each 32 units puts those 8
+// threads' first float4s on 8 different bank groups.
+template <int BN>
+CT_HD constexpr int exchange_offset(int row, int col) {
+  static_assert(BN % 64 == 0, "wgmma fold: the exchange swizzle needs rows of a multiple of 64 floats");
+  const int unit = col / 4;
+  return row * BN + 4 * (unit ^ (2 * (row % 8)) ^ ((unit / 8) % 2)) + col % 4;
+}
 
 // The exchange pass of slot s of tile X in thread t. The same in every thread where the rows
 // that slot s holds over the threads lie in one 8-row band (passes_are_fixed: a blocked layout
@@ -240,11 +255,20 @@ __device__ void for_each_index(F f) {
       std::make_integer_sequence<int, N>{});
 }
 
+// threadIdx.x, read anew where it is called: the exchange's addresses, computed from it, then
+// stay in the pass that uses them, rather than being hoisted out of a persistent CTA's tile loop
+// and kept (spilled) across its main loop.
+__device__ inline int thread_here() {
+  unsigned t;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
+  return int(t);
+}
+
 // f(h, i, row, col) for each pair of accumulator registers d[h][i], d[h][i + 1] of a BM x BN
 // wgmma fold that exchange pass p moves: the tile row and column of their first element.
 template <int BM, int BN, bool Banded, int p, class F>
 __device__ void for_each_accumulator_pair(F f) {
-  const int thread = int(threadIdx.x);
+  const int thread = thread_here();
   CT_UNROLL
   for (int h = 0; h < BM / 64; ++h)
     CT_UNROLL
@@ -253,75 +277,71 @@ __device__ void for_each_accumulator_pair(F f) {
         f(h, i, 64 * h + backend::sm90::wgmma_acc_row(thread, i), backend::sm90::wgmma_acc_col(thread, i));
 }
 
-// The wgmma accumulator of a BM x BN fold with init's values in it, moved through `buf`.
-template <int BM, int BN, bool Banded, class Acc>
-__device__ backend::sm90::wgmma_accumulator<BM, BN> accumulator_from(const Acc& init, float* buf) {
-  constexpr int ld = BN + 8, R = Acc::shape_type::rank;
-  static_assert(passes_are_fixed<Acc, Banded>(),
-                "wgmma fold: the initial accumulator's layout spreads a slot over exchange passes");
-  backend::sm90::wgmma_accumulator<BM, BN> start;
-  for_each_index<Banded ? BM / 32 : 1>([&](auto pass) {
-    constexpr int p = decltype(pass)::value;
-    if constexpr (p > 0) backend::sync_block();  // the previous pass is read
-    CT_UNROLL
-    for (int s = 0; s < Acc::slots; ++s) {
-      if (slot_pass<Acc, Banded>(s) != p || !Acc::canonical(s)) continue;
-      const auto c = Acc::coord_of(s);
-      buf[exchange_row<Banded>(int(c[R - 2])) * ld + int(c[R - 1])] = init.v[s];
-    }
-    backend::sync_block();
-    for_each_accumulator_pair<BM, BN, Banded, p>([&](int h, int i, int row, int col) {
-      const float2 v = *reinterpret_cast<const float2*>(buf + exchange_row<Banded>(row) * ld + col);
-      start.d[h][i] = v.x;
-      start.d[h][i + 1] = v.y;
-    });
-  });
-  return start;
+// Whether any of x's values is other than +0.0 (bitwise: -0.0 and NaN count).
+template <class X>
+__device__ bool any_nonzero(const X& x) {
+  bool any = false;
+  CT_UNROLL
+  for (int s = 0; s < X::slots; ++s) any = any || __float_as_uint(x.v[s]) != 0u;
+  return any;
 }
 
-// The finished accumulator as a Result tile (8-element chunks), through `buf` again.
-template <class Result, int BM, int BN, bool Banded>
-__device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d, float* buf) {
-  constexpr int ld = BN + 8, R = Result::shape_type::rank;
+// The finished accumulator d plus init, as a Result tile (8-element chunks), through `buf`.
+// Begins with a barrier of the tile block: every warp's wgmmas are done before `buf`, which
+// lies over the ring, is written; and ends with one: `buf` is read out.
+template <class Result, int BM, int BN, bool Banded, class Acc>
+__device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d, const Acc& init, float* buf) {
+  constexpr int R = Result::shape_type::rank;
   using P = typename Result::layout_type;
   static_assert(P::vec == 8, "wgmma fold: the result is laid out in 8-element chunks");
   static_assert(passes_are_fixed<Result, Banded>(), "wgmma fold: the result's layout spreads a slot over exchange passes");
+  static_assert(passes_are_fixed<Acc, Banded>(),
+                "wgmma fold: the initial accumulator's layout spreads a slot over exchange passes");
+  const bool add_init = backend::block_any(any_nonzero(init));
   Result r;
   for_each_index<Banded ? BM / 32 : 1>([&](auto pass) {
     constexpr int p = decltype(pass)::value;
     if constexpr (p > 0) backend::sync_block();  // the previous pass is read
     for_each_accumulator_pair<BM, BN, Banded, p>([&](int h, int i, int row, int col) {
-      *reinterpret_cast<float2*>(buf + exchange_row<Banded>(row) * ld + col) = make_float2(d.d[h][i], d.d[h][i + 1]);
+      *reinterpret_cast<float2*>(buf + exchange_offset<BN>(exchange_row<Banded>(row), col)) =
+          make_float2(d.d[h][i], d.d[h][i + 1]);
     });
     backend::sync_block();
+    if (add_init) {
+      const int t = thread_here();
+      CT_UNROLL
+      for (int s = 0; s < Acc::slots; ++s) {
+        if (slot_pass<Acc, Banded>(s) != p || !backend::slot_canonical<typename Acc::shape_type, typename Acc::layout_type>(t, s))
+          continue;
+        const auto c = backend::slot_coord<typename Acc::shape_type, typename Acc::layout_type>(t, s);
+        buf[exchange_offset<BN>(exchange_row<Banded>(int(c[R - 2])), int(c[R - 1]))] += init.v[s];
+      }
+      backend::sync_block();
+    }
+    const int t = thread_here();
     CT_UNROLL
     for (int k = 0; k < P::chunks_per_thread; ++k) {
       if (slot_pass<Result, Banded>(k * 8) != p) continue;
-      const auto c = Result::coord_of(k * 8);
-      const float* from = buf + exchange_row<Banded>(int(c[R - 2])) * ld + int(c[R - 1]);
-      const float4 lo = *reinterpret_cast<const float4*>(from), hi = *reinterpret_cast<const float4*>(from + 4);
+      const auto c = backend::slot_coord<typename Result::shape_type, P>(t, k * 8);
+      const int row = exchange_row<Banded>(int(c[R - 2])), col = int(c[R - 1]);
+      const float4 lo = *reinterpret_cast<const float4*>(buf + exchange_offset<BN>(row, col));
+      const float4 hi = *reinterpret_cast<const float4*>(buf + exchange_offset<BN>(row, col + 4));
       const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
       CT_UNROLL
       for (int e = 0; e < 8; ++e) r.v[k * 8 + e] = v[e];
     }
   });
+  backend::sync_block();  // read out
   return r;
 }
-
-// A barrier of the whole CTA that its threads may reach from different places in the code: the
-// producer warpgroup from its own branch, the tile blocks from theirs. (__syncthreads is the
-// .aligned form, which every thread must reach at the same instruction: compute-sanitizer's
-// synccheck reports "divergent threads in block", and racecheck no longer sees it order the
-// barrier setup before the producer's first arrival.)
-__device__ inline void cta_barrier_from_anywhere() { asm volatile("barrier.sync 0;\n" ::: "memory"); }
 
 // The ring a producer warpgroup fills runs on across the tiles of a persistent CTA: trip k of
 // the CTA's n-th tile is its trip j = n * trips + k, in stage j % S. Stage j % S is refilled
 // for trip j once trip j - S is released. Trip j's full barrier completes for the (j / S)-th
 // time; the release of trip m is the (m + 1) / S-th completion of empty[m % S], counting from
 // trip -1: the tile blocks hold the stage of each tile's last trip past the loop, to move the
-// accumulator out through it, and the next tile's accumulator in, and release it only then
-// (the first tile uses stage S - 1, as if trip -1 had held it).
+// result out through it, and release it only then (the first tile releases stage S - 1, as if
+// trip -1 had held it).
 __device__ inline unsigned full_parity(unsigned j, unsigned S) { return (j / S) & 1u; }
 __device__ inline unsigned empty_parity_before(unsigned j, unsigned S) { return ((j + 1) / S - 1) & 1u; }
 
@@ -380,42 +400,31 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
 
 // A tile block's part of a fold whose stages a producer warpgroup fills (Blocks tile blocks
 // sharing the B stage): the ring carries on from the CTA's previous tile (the trip numbers
-// above). The accumulator goes in and out through the held stage, in passes of 32 rows (one
-// stage holds both tile blocks' 32 x (BN + 8) floats, not their whole tiles).
+// above). The result leaves through the stage of the tile's last trip, in passes of 32 rows
+// over the tile block's own A tile there, so that the tile blocks need not wait for each other
+// (the shared B tile stays untouched); the stage is released only then.
 template <int Blocks, class Result, class Acc, class Body, class SpecA, class SpecB>
 __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsigned char* smem) {
   namespace sm90 = backend::sm90;
   using G = fold_geometry<Blocks, Acc, SpecA, SpecB>;
   constexpr int S = G::S;
-  constexpr std::uint32_t pass_bytes = 32u * (G::BN + 8) * 4;  // a banded exchange pass
-  static_assert(Blocks * pass_bytes <= G::ring::stage_bytes, "wgmma fold: an exchange pass must fit one stage");
+  static_assert(32u * G::BN * 4 <= G::ring::bytes_a, "wgmma fold: an exchange pass must fit the tile block's A tile");
   const int slot = backend::cuda::slot(), thread = int(threadIdx.x);
   sm90::ring_barriers& bars = sm90::fold_barriers(0);
   unsigned& done = backend::cuda::context().ring_trips[slot];
-  const bool first = done == ~0u;
-  const unsigned base = first ? 0u : done;
-  if (first) {
-    if (thread == 0 && slot == 0) {
-      for (int s = 0; s < S; ++s) {
-        sm90::mbarrier_init(&bars.full[s], 1);
-        sm90::mbarrier_init(&bars.empty[s], Blocks * config::gpu_block_threads / 32);
-      }
-      sm90::fence_barrier_init();
-    }
-    cta_barrier_from_anywhere();  // with the producer: the ring's barriers are set
+  const unsigned base = done == ~0u ? 0u : done;
+  if (done == ~0u) {
+    // The ring's barriers were set by the entry (init_fed_ring). The producer loads the same
+    // trip count for every tile: a tile block that disagreed would read other tiles' stages.
+    sm90::mbarrier_wait(&bars.ready, 0);
+    if (unsigned(trips) != backend::cuda::context().tile_trips) __trap();
+    // The first tile holds no stage: release the one of trip -1.
+    if (thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[S - 1]);
+  } else if (unsigned(trips) != backend::cuda::context().tile_trips) {
+    __trap();
   }
-  // The producer loads the same trip count for every tile: a tile block that disagrees would
-  // read other tiles' stages.
-  if (unsigned(trips) != backend::cuda::context().tile_trips) __trap();
 
-  const unsigned held = (base + S - 1) % S;
-  in_flight<typename G::accumulator> acc{accumulator_from<G::BM, G::BN, true>(
-      init, reinterpret_cast<float*>(smem + held * G::ring::stage_bytes + slot * pass_bytes))};
-  if (thread == 0) done = base + unsigned(trips);  // every thread has read it (the exchange's barrier)
-  sm90::fence_proxy_async_shared();                // the exchange's accesses before TMA's refill
-  __syncwarp();
-  if (thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[held]);
-
+  in_flight<typename G::accumulator> acc{typename G::accumulator{}};
   const std::uint32_t smem_addr = sm90::smem_address(smem);
   for (index_t k = 0; k < trips; ++k) {
     const unsigned j = base + unsigned(k);
@@ -430,14 +439,16 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
     if (k > 0 && thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[(j - 1) % S]);
   }
   sm90::wgmma_wait<0>();
-  // The last trip's stage is held: the accumulator leaves through it, once no warp of either
-  // tile block still reads its operands there (a warp's wait covers its own wgmmas only, and
-  // each tile block's half of the exchange lies over the other's A tile or the shared B tile).
-  asm volatile("bar.sync 4, %0;\n" ::"n"(Blocks * config::gpu_block_threads) : "memory");
+  // The last trip's stage is held: the result leaves through this tile block's A tile there
+  // (result_from's first barrier waits for every warp's wgmmas on it), and only then is the
+  // stage released.
   const unsigned last = (base + unsigned(trips) + S - 1) % S;
   const Result r = result_from<Result, G::BM, G::BN, true>(
-      acc.get(pipeline_key{}), reinterpret_cast<float*>(smem + last * G::ring::stage_bytes + slot * pass_bytes));
-  backend::sync_block();  // read out before the next tile's exchange writes the stage again
+      acc.get(pipeline_key{}), init, reinterpret_cast<float*>(smem + last * G::ring::stage_bytes + slot * G::ring::bytes_a));
+  if (thread == 0) done = base + unsigned(trips);  // every thread has read it (result_from's barriers)
+  sm90::fence_proxy_async_shared();                // the exchange's accesses before TMA's refill
+  __syncwarp();
+  if (thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[last]);
   return r;
 }
 
@@ -470,10 +481,10 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
   const bool producer = Blocks > 1 && int(blockDim.y) > Blocks;
   if (producer) {
     if (backend::cuda::slot() == Blocks) {
-      if (tma) {
-        if (threadIdx.x == 0) backend::cuda::context().tile_trips = unsigned(trips);
-        cta_barrier_from_anywhere();  // the tile blocks have set the ring's barriers
-        if (threadIdx.x == 0) produce_stages<G, SpecA, SpecB, R>(trips, spec_a, spec_b, map_a, map_b, smem);
+      if (tma && threadIdx.x == 0) {
+        backend::cuda::context().tile_trips = unsigned(trips);
+        sm90::mbarrier_arrive(&sm90::fold_barriers(0).ready);  // released to the tile blocks' first wait
+        produce_stages<G, SpecA, SpecB, R>(trips, spec_a, spec_b, map_a, map_b, smem);
       }
       backend::cuda::leave();
     }
@@ -503,12 +514,12 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
     sm90::wgmma_commit();
   };
 
-  // The accumulator starts as init, moved into wgmma's register layout through this tile
-  // block's region of the (still idle) ring. The same region takes the result back out.
-  constexpr std::uint32_t exchange_bytes = std::uint32_t(BM) * (BN + 8) * 4;
+  // The accumulator starts from zero; the result leaves through this tile block's region of
+  // the ring once the loop is done, with init added there (result_from).
+  constexpr std::uint32_t exchange_bytes = std::uint32_t(BM) * BN * 4;
   static_assert(Blocks * exchange_bytes <= std::uint32_t(S) * ring::stage_bytes, "wgmma fold: accumulator exchange too big");
   float* buf = reinterpret_cast<float*>(smem + slot * exchange_bytes);
-  in_flight<accumulator> acc{accumulator_from<BM, BN, false>(init, buf)};
+  in_flight<accumulator> acc{accumulator{}};
 
   if (tma) {
     // TMA: thread 0 of each tile block loads its A tile (and block 0 the B tile) into a stage
@@ -540,7 +551,7 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
       bars.trips = unsigned(trips);
       sm90::fence_barrier_init();
     }
-    sm90::fence_proxy_async_shared();  // the exchange's reads of the ring before TMA's writes to it
+    sm90::fence_proxy_async_shared();  // a previous fold's exchange in the ring before TMA's writes to it
     const unsigned rank = peers > 1 ? sm90::cluster_rank() : 0;
     bool multicast = false;
     if (peers > 1) {
@@ -625,7 +636,7 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
     barrier();
   }
 
-  const Result r = result_from<Result, BM, BN, false>(acc.get(pipeline_key{}), buf);
+  const Result r = result_from<Result, BM, BN, false>(acc.get(pipeline_key{}), init, buf);
   barrier();  // the ring may be refilled by a later fold
   return r;
 }

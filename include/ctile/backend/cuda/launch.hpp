@@ -11,6 +11,7 @@
 #include "ctile/backend/exec.hpp"
 #include "ctile/backend/sm90/tma_table.hpp"
 #include "ctile/backend/sm90/wgmma.hpp"
+#include "ctile/backend/sm90/wgmma_fold.hpp"
 #include "ctile/core/config.hpp"
 #include "ctile/core/error.hpp"
 #include "ctile/runtime/device.hpp"
@@ -71,6 +72,9 @@ __global__ void __launch_bounds__(config::gpu_block_threads * (Blocks + int(Prod
     c.tile_trips = 0;
     c.tile_folds[0] = c.tile_folds[1] = 0;
     sm90::publish(tma);
+#if CTILE_HAS_WGMMA
+    if constexpr (Producer) sm90::init_fed_ring(Blocks);
+#endif
   }
   __syncthreads();
   if constexpr (!Producer) {

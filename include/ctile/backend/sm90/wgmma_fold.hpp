@@ -202,12 +202,29 @@ inline constexpr std::uint32_t tma_tile_bytes = std::uint32_t(rows_of<S>() * col
 struct ring_barriers {
   std::uint64_t full[4];
   std::uint64_t empty[4];
+  std::uint64_t ready;  // with a producer warpgroup: it has published the tiles' trip count
   unsigned trips;  // the fold's trip count, for the peer CTA of a cluster to compare with its own
 };
 __device__ inline ring_barriers& fold_barriers(int slot) {
   __shared__ alignas(8) ring_barriers bars[2];
   return bars[slot];
 }
+
+#if CTILE_HAS_WGMMA
+// The barriers of the ring a producer warpgroup fills for `blocks` tile blocks (run_fed_fold in
+// tile/pipeline.hpp), set by the kernel's entry before its first __syncthreads, which every
+// thread reaches at the same instruction: so that barrier alone orders them before any use,
+// for the compiler, the hardware and compute-sanitizer's racecheck alike.
+__device__ inline void init_fed_ring(int blocks) {
+  ring_barriers& bars = fold_barriers(0);
+  for (int s = 0; s < 4; ++s) {
+    mbarrier_init(&bars.full[s], 1);
+    mbarrier_init(&bars.empty[s], unsigned(blocks) * config::gpu_block_threads / 32);
+  }
+  mbarrier_init(&bars.ready, 1);
+  fence_barrier_init();
+}
+#endif
 
 // One trip's wgmmas: acc += a @ b with a [BM, BK] K-major and b [BK, BN] MN-major in shared
 // memory (smem_tile layout). K steps of 16: +32 bytes along a's panel row, +16 rows of b.
