@@ -32,7 +32,7 @@ enum class gemm_tiling {
   wgmma_cluster, // wgmma_paired, and pairs of CTAs along N in a cluster sharing each A stage
                  // (slower for now: docs/backend.md)
   wgmma_producer, // wgmma_paired, and a producer warpgroup that issues the TMA loads, on a
-                  // persistent grid (faster; opt-in for now: docs/backend.md)
+                  // persistent grid (automatic's choice on Hopper: docs/backend.md)
 };
 
 template <class TC>
@@ -88,11 +88,9 @@ struct gemm_tiles {
 };
 
 // Tile configurations. On sm_90a with 16-bit inputs, 128 x 128 x 64 with the staged operand ring
-// in dynamic shared memory: the pipelined loop runs on wgmma (backend/sm90/wgmma_fold.hpp). By
-// default two tile blocks a CTA share each B stage. `wgmma_producer` adds a warpgroup that
-// issues the TMA loads, and a persistent grid: faster (0.767 against 0.683 of cuBLAS over issue
-// 6's sweep, bench/results/2026-12-04-gemm-persistent.md), the default once the whole test
-// suite has run on it under compute-sanitizer.
+// in dynamic shared memory: the pipelined loop runs on wgmma (backend/sm90/wgmma_fold.hpp), two
+// tile blocks a CTA sharing each B stage, and by default a third warpgroup that issues the TMA
+// loads, on a persistent grid (`wgmma_producer`; bench/results/2026-12-04-gemm-epilogue.md).
 // Elsewhere the SIMT path: 64 x 64 in general; 16 x 64 with longer K steps when M is at most 16
 // (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles gain
 // little and multiply the device compile time.
@@ -184,7 +182,7 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
     if (tiles == gemm_tiling::wgmma_paired) return run(gemm_wgmma_paired{});
     if (tiles == gemm_tiling::wgmma_cluster) return run(gemm_wgmma_cluster{});
     if (tiles == gemm_tiling::wgmma_producer) return run(gemm_wgmma_producer{});
-    if (tiles == gemm_tiling::automatic && hopper && !gemm_use_short_m(c3.extent(1))) return run(gemm_wgmma_paired{});
+    if (tiles == gemm_tiling::automatic && hopper && !gemm_use_short_m(c3.extent(1))) return run(gemm_wgmma_producer{});
   }
   if (gemm_use_short_m(c3.extent(1))) return run(gemm_short_m{});
   return run(gemm_square{});
