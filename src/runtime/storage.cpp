@@ -1,6 +1,8 @@
 // Device memory with stream-ordered release and the runtime borrow checks.
 #include "ctile/runtime/storage.hpp"
 
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -8,6 +10,25 @@
 #include "stream_impl.hpp"
 
 namespace ct::detail {
+namespace {
+
+// The device's memory pool keeps what tensors free (its release threshold raised from 0), so
+// that a temporary allocated per call (a kernel's partial results) is not unmapped at every
+// synchronization and mapped again, which cost more than the kernels that use it (col_sum).
+// The memory stays with the process's stream-ordered allocations, as in a caching allocator.
+void keep_freed_memory(int ordinal) {
+  static std::atomic<std::uint64_t> done{0};  // bit d: device d
+  const std::uint64_t bit = ordinal < 64 ? std::uint64_t(1) << ordinal : 0;
+  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) return;
+  cudaMemPool_t pool = nullptr;
+  std::uint64_t keep = UINT64_MAX;
+  cuda_check(cudaDeviceGetDefaultMemPool(&pool, ordinal), "cudaDeviceGetDefaultMemPool", "cuda:" + std::to_string(ordinal));
+  cuda_check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute",
+             "release threshold of cuda:" + std::to_string(ordinal));
+  done.fetch_or(bit, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 std::shared_ptr<storage> storage::allocate(const device& dev, std::size_t bytes) {
   void* p = nullptr;
@@ -15,16 +36,18 @@ std::shared_ptr<storage> storage::allocate(const device& dev, std::size_t bytes)
   if (dev.is_cpu()) {
     p = std::aligned_alloc(64, (n + 63) / 64 * 64);
     require(p != nullptr, "out of host memory allocating " + std::to_string(bytes) + " bytes");
-  } else {
-    set_cuda_device(dev.ordinal());
-    const stream home = default_stream(dev);
-    auto s = static_cast<cudaStream_t>(home.native());
-    cuda_check(cudaMallocAsync(&p, n, s), "cudaMallocAsync",
-               std::to_string(bytes) + " bytes on " + dev.name());
-    // Other streams may use the memory right away, so the allocation must have happened.
-    cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "allocation on " + dev.name());
+    return std::shared_ptr<storage>(new storage(dev, p, bytes, true));
   }
-  return std::shared_ptr<storage>(new storage(dev, p, bytes, true));
+  set_cuda_device(dev.ordinal());
+  keep_freed_memory(dev.ordinal());
+  const stream home = default_stream(dev);
+  cuda_check(cudaMallocAsync(&p, n, static_cast<cudaStream_t>(home.native())), "cudaMallocAsync",
+             std::to_string(bytes) + " bytes on " + dev.name());
+  std::shared_ptr<storage> made(new storage(dev, p, bytes, true));
+  // Ordered on the home stream, without waiting on the host: launches on other streams and
+  // host access wait for the allocation as for a write (prepare_bind, prepare_host_access).
+  made->last_write_ = home.record();
+  return made;
 }
 
 std::shared_ptr<storage> storage::borrow(const device& dev, void* ptr, std::size_t bytes) {

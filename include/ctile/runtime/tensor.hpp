@@ -91,7 +91,9 @@ class tensor {
   const device& dev() const { return checked().dev(); }
   bool contiguous() const { return strides_ == detail::contiguous_strides(extents_); }
 
-  // Device address of the first element (for interop; ctile still tracks its uses).
+  // Device address of the first element (for interop; ctile still tracks its uses). GPU memory
+  // is allocated in stream order on the device's default stream (ct::default_stream): work on
+  // another stream that uses it must wait for that stream first, as for a launch that writes it.
   T* data() const { return static_cast<T*>(checked().ptr()) + offset_; }
 
   // ---- Host copies ----------------------------------------------------------------------------

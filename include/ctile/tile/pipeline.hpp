@@ -261,6 +261,7 @@ __device__ void for_each_index(F f) {
 __device__ inline int thread_here() {
   unsigned t;
   asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
+  __builtin_assume(t < unsigned(config::gpu_block_threads));  // so that / and % on it are shifts and masks
   return int(t);
 }
 
