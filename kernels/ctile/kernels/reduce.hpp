@@ -31,24 +31,34 @@ struct max_t {
 
 namespace detail {
 
-// part(0) combined elementwise with part(1) .. part(n - 1), n >= 1. Four tiles per step, so that
-// four loads are in flight before the first is waited on (one at a time leaves the memory system
-// idle between a block's loads).
-template <class Op, class Part>
-CT_HD auto accumulate(const Part& part, index_t n) {
-  auto acc = part(0);
+// widen(part(0)) combined elementwise with widen(part(1)) .. widen(part(n - 1)), n >= 1. Eight
+// parts are loaded before the first of them is used, so that eight loads are in flight (fewer
+// leave the memory system idle between a block's loads), and each is widened (to f32) only as it
+// is combined, so that the others wait in their 16-bit storage; the loop stays rolled. Measured
+// on the H200 for the column reductions' first pass (bf16, 8 x 256 tiles): 2658 GB/s at
+// 32768 x 8192 and 1102 at 32767 x 8191, against 2142 and 782 for four parts widened at once
+// in an unrolled loop with 16 x 256 tiles (bench/results/2026-12-04-gemm-epilogue.md).
+template <class Op, class Part, class Widen>
+CT_HD auto accumulate_by_eights(const Part& part, const Widen& widen, index_t n) {
+  auto acc = widen(part(0));
   index_t k = 1;
-  for (; k + 4 <= n; k += 4)
-    acc = Op::combine(acc, Op::combine(Op::combine(part(k), part(k + 1)), Op::combine(part(k + 2), part(k + 3))));
-  for (; k < n; ++k) acc = Op::combine(acc, part(k));
+  CT_NO_UNROLL
+  for (; k + 8 <= n; k += 8) {
+    const auto p0 = part(k), p1 = part(k + 1), p2 = part(k + 2), p3 = part(k + 3);
+    const auto p4 = part(k + 4), p5 = part(k + 5), p6 = part(k + 6), p7 = part(k + 7);
+    acc = Op::combine(Op::combine(Op::combine(Op::combine(acc, widen(p0)), widen(p1)), widen(p2)), widen(p3));
+    acc = Op::combine(Op::combine(Op::combine(Op::combine(acc, widen(p4)), widen(p5)), widen(p6)), widen(p7));
+  }
+  CT_NO_UNROLL
+  for (; k < n; ++k) acc = Op::combine(acc, widen(part(k)));
   return acc;
 }
 
 // The same for a few small tiles (a row reduction's row is four of them): the first four in
 // one step as well, and the loops kept rolled. Measured on the H200 (bench/results/
 // 2026-12-03-bandwidth-d.md): row_sum 2430 -> 3820 GB/s with it and two-chunk tiles; the
-// column reductions, whose splits are many tiles tall, lost a third with it (1841 -> 1283), so
-// they keep `accumulate`.
+// column reductions, whose splits are many tiles tall, lost a third with it (1841 -> 1283):
+// they take accumulate_by_eights.
 template <class Op, class Part>
 CT_HD auto accumulate_by_fours(const Part& part, index_t n) {
   const auto four = [&](index_t k) {
@@ -84,8 +94,9 @@ struct col_reduce_map {
     const index_t first = s * rows_per_split;
     const index_t last = first + rows_per_split < x.extent(0) ? first + rows_per_split : x.extent(0);
     const auto view = x.slice(0, first, last).tiled(ct::shape<BM, BN>{}, typename Op::pad{});
-    const auto part = [&](index_t k) { return ct::astype<float>(view.load(k, j)); };
-    y.store(ct::astype<Tout>(Op::template across<0>(accumulate<Op>(part, ct::num_tiles(view, 0)))));
+    const auto part = [&](index_t k) { return view.load(k, j); };
+    const auto widen = [](const auto& x) { return ct::astype<float>(x); };
+    y.store(ct::astype<Tout>(Op::template across<0>(accumulate_by_eights<Op>(part, widen, ct::num_tiles(view, 0)))));
   }
 };
 
@@ -107,7 +118,7 @@ ct::pending col_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   require_rank(what, "y", y, 1);
   require_extent(what, "y", y, 0, x.extent(1));
   require(x.extent(0) > 0, kernels::detail::what(what, "x has no rows to reduce"));
-  constexpr int BM = 16, BN = 32 * vec<T>;
+  constexpr int BM = 8, BN = 32 * vec<T>;
   const index_t rows = x.extent(0), cols = x.extent(1);
   const index_t col_tiles = (cols + BN - 1) / BN;
   // Enough blocks for every SM several times over, but each split at least 16 tiles tall, so
