@@ -13,8 +13,9 @@ namespace ct::detail {
 namespace {
 
 // The device's memory pool keeps what tensors free (its release threshold raised from 0), so
-// that a temporary allocated per call (a kernel's partial results) is not unmapped at every
-// synchronization and mapped again, which cost more than the kernels that use it (col_sum).
+// that a temporary allocated per call (a kernel's partial results) reuses memory already mapped
+// instead of being unmapped at every synchronization and mapped again. (Not measured to speed
+// up col_sum, whose temporary it was written for: bench/results/2026-12-04-gemm-epilogue.md.)
 // The memory stays with the process's stream-ordered allocations, as in a caching allocator.
 void keep_freed_memory(int ordinal) {
   static std::atomic<std::uint64_t> done{0};  // bit d: device d

@@ -220,8 +220,8 @@ CT_HD constexpr int exchange_row(int row) { return Banded ? (row % 64) / 16 * 8 
 // row's 16-byte units swizzled so that neither side's accesses conflict on banks. wgmma's side
 // writes float2s of 8 rows x 8 columns a warp: the XOR with 2 * (row % 8) spreads the rows over
 // all banks. The tile's side reads 8 consecutive floats a thread as two float4s, 8 threads of a
-// row at a time: flipping the unit's low bit in the upper half of each 32 units puts those 8
-// threads' first float4s on 8 different bank groups.
+// row at a time (units 0, 2, .. 14): flipping the low bit of units 8-15 of every 16 puts those
+// 8 threads' float4s on 8 different bank groups.
 template <int BN>
 CT_HD constexpr int exchange_offset(int row, int col) {
   static_assert(BN % 64 == 0, "wgmma fold: the exchange swizzle needs rows of a multiple of 64 floats");
