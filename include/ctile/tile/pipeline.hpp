@@ -308,8 +308,8 @@ __device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d,
           make_float2(d.d[h][i], d.d[h][i + 1]);
     });
     backend::sync_block();
+    const int t = thread_here();
     if (add_init) {
-      const int t = thread_here();
       CT_UNROLL
       for (int s = 0; s < Acc::slots; ++s) {
         if (slot_pass<Acc, Banded>(s) != p || !backend::slot_canonical<typename Acc::shape_type, typename Acc::layout_type>(t, s))
@@ -319,7 +319,6 @@ __device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d,
       }
       backend::sync_block();
     }
-    const int t = thread_here();
     CT_UNROLL
     for (int k = 0; k < P::chunks_per_thread; ++k) {
       if (slot_pass<Result, Banded>(k * 8) != p) continue;
@@ -418,12 +417,10 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
     // The ring's barriers were set by the entry (init_fed_ring). The producer loads the same
     // trip count for every tile: a tile block that disagreed would read other tiles' stages.
     sm90::mbarrier_wait(&bars.ready, 0);
-    if (unsigned(trips) != backend::cuda::context().tile_trips) __trap();
     // The first tile holds no stage: release the one of trip -1.
     if (thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[S - 1]);
-  } else if (unsigned(trips) != backend::cuda::context().tile_trips) {
-    __trap();
   }
+  if (unsigned(trips) != backend::cuda::context().tile_trips) __trap();
 
   in_flight<typename G::accumulator> acc{typename G::accumulator{}};
   const std::uint32_t smem_addr = sm90::smem_address(smem);

@@ -37,7 +37,7 @@ namespace detail {
 // is combined, so that the others wait in their 16-bit storage; the loop stays rolled. Measured
 // on the H200 for the column reductions' first pass (bf16, 8 x 256 tiles): 2658 GB/s at
 // 32768 x 8192 and 1102 at 32767 x 8191, against 2142 and 782 for four parts widened at once
-// in an unrolled loop with 16 x 256 tiles (bench/results/2026-12-04-gemm-epilogue.md).
+// in an unrolled loop with 16 x 256 tiles (bench/results/2026-12-04-col-reduce.md).
 template <class Op, class Part, class Widen>
 CT_HD auto accumulate_by_eights(const Part& part, const Widen& widen, index_t n) {
   auto acc = widen(part(0));

@@ -217,10 +217,8 @@ __device__ inline ring_barriers& fold_barriers(int slot) {
 // for the compiler, the hardware and compute-sanitizer's racecheck alike.
 __device__ inline void init_fed_ring(int blocks) {
   ring_barriers& bars = fold_barriers(0);
-  for (int s = 0; s < 4; ++s) {
-    mbarrier_init(&bars.full[s], 1);
-    mbarrier_init(&bars.empty[s], unsigned(blocks) * config::gpu_block_threads / 32);
-  }
+  for (std::uint64_t& full : bars.full) mbarrier_init(&full, 1);
+  for (std::uint64_t& empty : bars.empty) mbarrier_init(&empty, unsigned(blocks) * config::gpu_block_threads / 32);
   mbarrier_init(&bars.ready, 1);
   fence_barrier_init();
 }
