@@ -45,24 +45,10 @@ std::string device::description() const {
          ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
 }
 
-namespace {
-// A device attribute asked on every launch of some kernels (it cannot change): queried once per
-// device and kept in `known` (0 meaning not yet known); `query` returns it, nonzero.
-template <class Query>
-int cached_per_device(std::atomic<int> (&known)[64], int ordinal, Query query) {
-  const bool cached = ordinal >= 0 && ordinal < 64;
-  if (cached)
-    if (const int v = known[ordinal].load(std::memory_order_relaxed); v != 0) return v;
-  const int v = query();
-  if (cached) known[ordinal].store(v, std::memory_order_relaxed);
-  return v;
-}
-}  // namespace
-
 int device::compute_capability() const {
   if (is_cpu()) return 0;
   static std::atomic<int> known[64];  // asked on every launch of a pipelined kernel
-  return cached_per_device(known, ordinal_, [&] {
+  return detail::cached_per_device(known, ordinal_, [&] {
     int major = 0, minor = 0;
     detail::cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal_),
                        "cudaDeviceGetAttribute", name());
@@ -75,7 +61,7 @@ int device::compute_capability() const {
 int device::multiprocessors() const {
   if (is_cpu()) return 0;
   static std::atomic<int> known[64];  // asked on every launch of a persistent kernel
-  return cached_per_device(known, ordinal_, [&] {
+  return detail::cached_per_device(known, ordinal_, [&] {
     int n = 0;
     detail::cuda_check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, ordinal_), "cudaDeviceGetAttribute",
                        name());

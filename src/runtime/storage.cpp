@@ -18,15 +18,16 @@ namespace {
 // up col_sum, whose temporary it was written for: bench/results/2026-12-04-gemm-epilogue.md.)
 // The memory stays with the process's stream-ordered allocations, as in a caching allocator.
 void keep_freed_memory(int ordinal) {
-  static std::atomic<std::uint64_t> done{0};  // bit d: device d
-  const std::uint64_t bit = ordinal < 64 ? std::uint64_t(1) << ordinal : 0;
-  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) return;
-  cudaMemPool_t pool = nullptr;
-  std::uint64_t keep = UINT64_MAX;
-  cuda_check(cudaDeviceGetDefaultMemPool(&pool, ordinal), "cudaDeviceGetDefaultMemPool", "cuda:" + std::to_string(ordinal));
-  cuda_check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute",
-             "release threshold of cuda:" + std::to_string(ordinal));
-  done.fetch_or(bit, std::memory_order_relaxed);
+  static std::atomic<int> done[64];
+  cached_per_device(done, ordinal, [&] {
+    cudaMemPool_t pool = nullptr;
+    std::uint64_t keep = UINT64_MAX;
+    cuda_check(cudaDeviceGetDefaultMemPool(&pool, ordinal), "cudaDeviceGetDefaultMemPool",
+               "cuda:" + std::to_string(ordinal));
+    cuda_check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute",
+               "release threshold of cuda:" + std::to_string(ordinal));
+    return 1;
+  });
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ TEST_P(gemm, tensor_core_shapes_are_exact) {
 TEST_P(gemm, tensor_core_configurations_by_name) {
   const bool hopper = dev().is_cuda() && dev().compute_capability() == 90;
   for (const auto tiles : {kn::gemm_tiling::wgmma, kn::gemm_tiling::wgmma_paired, kn::gemm_tiling::wgmma_cluster,
-                           kn::gemm_tiling::wgmma_producer}) {
+                           kn::gemm_tiling::wgmma_producer, kn::gemm_tiling::wgmma_producer_cluster}) {
     if (hopper) {
       check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes, tiles);
       check_exact_on<ct::f16, float>(dev(), {{0, 136, 128, 72}, {0, 200, 264, 328}}, tiles);
@@ -145,17 +145,19 @@ TEST_P(gemm, tensor_core_configurations_by_name) {
   }
 }
 
-// The producer configuration's persistent grid: more CTAs' worth of tiles than a Hopper GPU has
+// The producer configurations' persistent grid: more CTAs' worth of tiles than a Hopper GPU has
 // SMs (162 and 135 here, on 132 SMs), so that CTAs run several tiles through one ring, with an
-// odd count of tiles along M (the last CTA's second tile block past the end), ragged edges, a
-// partial K tile and batches. Random inputs against the float64 product, and reruns bitwise.
+// odd count of tiles along M (the last CTA's second tile block past the end) and along N (with
+// clusters, the last pair's second CTA past the end), ragged edges, a partial K tile and
+// batches. Random inputs against the float64 product, and reruns bitwise.
 TEST_P(gemm, producer_runs_several_tiles_per_cta) {
   if (!(dev().is_cuda() && dev().compute_capability() == 90)) GTEST_SKIP() << "needs a Hopper GPU";
-  for (const dims& d : {dims{0, 2100, 2200, 136}, dims{5, 520, 1100, 64}}) {
-    SCOPED_TRACE(name_of(d));
+  for (const auto tiles : {kn::gemm_tiling::wgmma_producer, kn::gemm_tiling::wgmma_producer_cluster})
+  for (const dims& d : {dims{0, 2100, 2200, 136}, dims{5, 520, 1100, 64}, dims{0, 2100, 1900, 200}}) {
+    SCOPED_TRACE(name_of(d) + (tiles == kn::gemm_tiling::wgmma_producer ? " producer" : " producer, clusters"));
     const auto a = random<ct::bf16>(batched(d, d.m, d.k), dev()), b = random<ct::bf16>(batched(d, d.k, d.n), dev());
     kn::gemm_args<float> args;
-    args.tiles = kn::gemm_tiling::wgmma_producer;
+    args.tiles = tiles;
     auto c = poisoned<float>(batched(d, d.m, d.n), dev()), again = poisoned<float>(batched(d, d.m, d.n), dev());
     kn::gemm(ct::default_stream(dev()), c, a, b, args).wait();
     kn::gemm(ct::default_stream(dev()), again, a, b, args).wait();
@@ -218,12 +220,12 @@ TEST_P(gemm, cluster_peers_with_different_trip_counts) {
 // folds accumulate from zero and add the initial tile on the way out, only where a tile block's
 // initial values are not all +0.0 (a vote). Here they are zero in the first 128 rows and random
 // elsewhere, so both ways meet in one launch; paired tile blocks, and with Producer the
-// producer warpgroup on its persistent grid (several tiles a CTA).
-template <bool Producer>
+// producer warpgroup on its persistent grid (several tiles a CTA), in clusters of Cluster CTAs.
+template <bool Producer, int Cluster = 1>
 struct from_initial_tile {
   static constexpr const char* name = "test_from_initial_tile";
   static constexpr std::size_t shared_bytes = 2 * ct::pipeline_shared_bytes;
-  static constexpr ct::co_schedule co_schedule{1, 2, 2, 1, Producer};
+  static constexpr ct::co_schedule co_schedule{1, 2, 2, Cluster, Producer};
   CT_TILE void operator()(ct::out<float, ct::shape<1, 128, 128>> c, ct::in<ct::bf16, 3> a, ct::in<ct::bf16, 3> b,
                           ct::in<float, 3> init) const {
     const auto t = c.tile_index();
@@ -235,9 +237,9 @@ struct from_initial_tile {
   }
 };
 
-template <bool Producer>
+template <bool Producer, int Cluster = 1>
 void check_from_initial_tile(const ct::device& dev) {
-  SCOPED_TRACE(Producer ? "producer" : "paired");
+  SCOPED_TRACE(std::string(Producer ? "producer" : "paired") + (Cluster > 1 ? ", clusters" : ""));
   std::vector<dims> list = {{1, 300, 520, 200}};
   if (dev.is_cuda()) list.push_back({1, 2100, 2200, 136});  // more tiles than SMs; slow on the CPU
   for (const dims& d : list) {
@@ -248,7 +250,8 @@ void check_from_initial_tile(const ct::device& dev) {
     std::vector<float> init_values(init_host.begin(), init_host.end());
     const auto init = ct::from_host(init_values, {1, d.m, d.n}, dev);
     auto c = poisoned<float>({1, d.m, d.n}, dev);
-    ct::launch(ct::default_stream(dev), from_initial_tile<Producer>{}, c.partition(ct::shape<1, 128, 128>{}), a, b, init)
+    ct::launch(ct::default_stream(dev), from_initial_tile<Producer, Cluster>{}, c.partition(ct::shape<1, 128, 128>{}), a,
+               b, init)
         .wait();
     auto want = reference_product(host_f64(a), host_f64(b), d);
     for (std::size_t i = 0; i < want.c.size(); ++i) want.c[i] += init_host[i], want.scale[i] += std::fabs(init_host[i]);
@@ -259,6 +262,7 @@ void check_from_initial_tile(const ct::device& dev) {
 TEST_P(gemm, pipelined_from_an_initial_tile) {
   check_from_initial_tile<false>(dev());
   check_from_initial_tile<true>(dev());
+  check_from_initial_tile<true, 2>(dev());
 }
 
 template <class T, class TC>

@@ -14,6 +14,21 @@ CT_HD inline int thread_index() {
 #endif
 }
 
+// thread_index(), read anew where it is called (a volatile read) and known to lie below the
+// block size: values computed from it (a tile store's addresses, an exchange's) stay where they
+// are used, rather than being hoisted out of a persistent CTA's tile loop by ptxas and kept,
+// spilled to local memory, across the main loop; and / and % on it become shifts and masks.
+CT_HD inline int thread_index_here() {
+#if defined(__CUDA_ARCH__)
+  unsigned t;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
+  __builtin_assume(t < unsigned(config::gpu_block_threads));
+  return int(t);
+#else
+  return 0;
+#endif
+}
+
 // A barrier of the tile block's threads: the whole CTA, or with co-scheduled tile blocks the
 // block's own named barrier (1 + its slot; 0 stays the CTA's).
 CT_HD inline void sync_block() {

@@ -249,21 +249,26 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
   using P = typename in::layout_type;
   constexpr int V = P::vec, bytes = V * int(sizeof(T));
   const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
+  // The chunks' coordinates from the thread index read here: a persistent GEMM's epilogue
+  // otherwise reloads them, hoisted out of its tile loop and spilled, from local memory
+  // (in L2: the L1 is small beside the ring's shared memory) before every store.
+  const int t = thread_index_here();
+  const auto canonical = [t](int s) { return slot_canonical<S, P>(t, s); };
+  const auto coord_of = [t](int s) { return slot_coord<S, P>(t, s); };
   if constexpr (config::straddle_rows) {
     T* first = base + detail::offset_of(g, origin);
     if (detail::whole_and_aligned<S, V, Checked>(first, g, origin)) {
       CT_UNROLL
       for (int k = 0; k < P::chunks_per_thread; ++k)
-        if (in::canonical(k * V))
-          detail::store_vector<bytes>(first + detail::offset_of(g, in::coord_of(k * V)), &x.v[k * V]);
+        if (canonical(k * V)) detail::store_vector<bytes>(first + detail::offset_of(g, coord_of(k * V)), &x.v[k * V]);
       return;
     }
     if constexpr (bytes == 16) {
       if (detail::whole_and_contiguous<S, V, Checked>(g, origin)) {
         CT_UNROLL
         for (int k = 0; k < P::chunks_per_thread; ++k) {
-          if (!in::canonical(k * V)) continue;
-          T* dst = first + detail::offset_of(g, in::coord_of(k * V));
+          if (!canonical(k * V)) continue;
+          T* dst = first + detail::offset_of(g, coord_of(k * V));
           if (detail::aligned<bytes>(dst)) detail::store_vector<bytes>(dst, &x.v[k * V]);
           else detail::store_straddling<int(alignof(T))>(dst, &x.v[k * V]);
         }
@@ -274,8 +279,8 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
   }
   CT_UNROLL
   for (int k = 0; k < P::chunks_per_thread; ++k) {
-    if (!in::canonical(k * V)) continue;
-    const auto p = place_chunk<S, R>(g, origin, in::coord_of(k * V));
+    if (!canonical(k * V)) continue;
+    const auto p = place_chunk<S, R>(g, origin, coord_of(k * V));
     T* dst = base + p.offset;
     const bool whole = !Checked || p.template whole<V>(n_last);
     if (whole && (V == 1 || s_last == 1)) {

@@ -35,7 +35,11 @@
 // tile, its second stage (B) shared by the two tile blocks (its index map ignores `axis`), and
 // touch no arena before it; a tile block that breaks one of these rules traps, rather than
 // read another tile's stages.
-// It needs blocks = 2, no cluster, and the kernel's shared_bytes (checked at compile time).
+// It needs blocks = 2 and the kernel's shared_bytes (checked at compile time). With clusters as
+// well, the persistent order hands the two CTAs of a cluster neighbouring tiles along
+// `cluster_axis` (where their count is odd, the last pair's second CTA runs a tile past the end:
+// padding in, nothing out), and each CTA's producer loads half of the operand they share into
+// both CTAs' stages.
 // The CPU backend runs every tile block alone.
 #pragma once
 

@@ -1,6 +1,7 @@
 // Devices: the CPU backend and CUDA GPUs. The default device is the GPU when one is present and
 // the program was built with nvcc, else the CPU; CTILE_DEVICE=cpu|cuda|cuda:N overrides it.
 #pragma once
+#include <atomic>
 #include <string>
 
 namespace ct {
@@ -44,7 +45,21 @@ device parse_device(const std::string& spec);
 
 namespace detail {
 device default_device(bool built_with_nvcc);
+
+// Something about CUDA device `ordinal` that cannot change once known (an attribute, an
+// occupancy, a setting made on it), asked on every launch of some kernels: `compute` runs on
+// the first call for the device, and its result (nonzero) is kept in `known` (0: not yet) for
+// devices 0-63 (others ask every time). Two threads may both compute it, harmlessly.
+template <class Compute>
+int cached_per_device(std::atomic<int> (&known)[64], int ordinal, Compute compute) {
+  const bool cached = ordinal >= 0 && ordinal < 64;
+  if (cached)
+    if (const int v = known[ordinal].load(std::memory_order_relaxed); v != 0) return v;
+  const int v = compute();
+  if (cached) known[ordinal].store(v, std::memory_order_relaxed);
+  return v;
 }
+}  // namespace detail
 
 // The TU's compiler decides whether GPU kernels exist; the inline namespaces keep the two
 // flavours distinct symbols, so mixing nvcc and host-compiler TUs breaks no rules.

@@ -255,21 +255,11 @@ __device__ void for_each_index(F f) {
       std::make_integer_sequence<int, N>{});
 }
 
-// threadIdx.x, read anew where it is called: the exchange's addresses, computed from it, then
-// stay in the pass that uses them, rather than being hoisted out of a persistent CTA's tile loop
-// and kept (spilled) across its main loop.
-__device__ inline int thread_here() {
-  unsigned t;
-  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
-  __builtin_assume(t < unsigned(config::gpu_block_threads));  // so that / and % on it are shifts and masks
-  return int(t);
-}
-
 // f(h, i, row, col) for each pair of accumulator registers d[h][i], d[h][i + 1] of a BM x BN
 // wgmma fold that exchange pass p moves: the tile row and column of their first element.
 template <int BM, int BN, bool Banded, int p, class F>
 __device__ void for_each_accumulator_pair(F f) {
-  const int thread = thread_here();
+  const int thread = backend::thread_index_here();
   CT_UNROLL
   for (int h = 0; h < BM / 64; ++h)
     CT_UNROLL
@@ -308,7 +298,7 @@ __device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d,
           make_float2(d.d[h][i], d.d[h][i + 1]);
     });
     backend::sync_block();
-    const int t = thread_here();
+    const int t = backend::thread_index_here();
     if (add_init) {
       CT_UNROLL
       for (int s = 0; s < Acc::slots; ++s) {
@@ -361,6 +351,10 @@ struct fold_geometry {
 
 // The producer warpgroup's loop (its thread 0): for each tile the CTA runs (persistent_cta),
 // trip k of each of its tile blocks into the ring by TMA, once the trip S before is released.
+// In a cluster of two CTAs running neighbouring tiles along the cluster axis, whose A tiles are
+// the same (A's map ignores that axis): CTA r loads tile block r's A tile into both CTAs'
+// stages (multicast), so each A tile leaves L2 once for the pair; a stage is then refilled only
+// once both CTAs' tile blocks have released it (their warps arrive on both CTAs' barriers).
 template <class G, class SpecA, class SpecB, int R>
 __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& spec_b, const CUtensorMap* map_a,
                                const CUtensorMap* map_b, unsigned char* smem) {
@@ -371,7 +365,11 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
   constexpr int Blocks = G::blocks, S = G::S;
   constexpr std::uint32_t bytes = Blocks * sm90::tma_tile_bytes<SA> + sm90::tma_tile_bytes<SB>;
   sm90::ring_barriers& bars = sm90::fold_barriers(0);
-  const int axis = backend::cuda::context().axis;
+  const backend::cuda::cta_context& c = backend::cuda::context();
+  const int axis = c.axis;
+  const bool paired = c.cluster == 2;
+  const bool multicast = paired && ((map_ignored_axes<typename SpecA::map_type, R>() >> c.cluster_axis) & 1u) != 0;
+  const unsigned rank = paired ? sm90::cluster_rank() : 0u;
   const unsigned total = backend::cuda::persistent_ctas();
   unsigned j = 0;
   for (unsigned v = blockIdx.x; v < total; v += gridDim.x) {
@@ -387,15 +385,32 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
     }
     for (index_t k = 0; k < trips; ++k, ++j) {
       const std::uint32_t s = j % unsigned(S);
+      // At CTA scope even for the peer's releases: what they release is read by wgmma before
+      // the arrival, and overwritten by TMA after this wait, which no L1 holds. (Acquiring at
+      // cluster scope invalidates the SM's L1 at every wait, CCTL.IVALL, where the tile blocks
+      // keep their spilled registers.)
       if (j >= unsigned(S) - 1) sm90::mbarrier_wait(&bars.empty[s], empty_parity_before(j, S));
       unsigned char* stage = smem + s * ring::stage_bytes;
-      sm90::mbarrier_arrive_expect_tx(&bars.full[s], bytes);
+      sm90::mbarrier_arrive_expect_tx(&bars.full[s], bytes);  // the peer's A tile lands on it too
       CT_UNROLL
-      for (int b = 0; b < Blocks; ++b)
-        sm90::tma_stage_tile<SA>(stage + b * ring::bytes_a, map_a, stage_origin(spec_a, tiles[b], k), &bars.full[s]);
+      for (int b = 0; b < Blocks; ++b) {
+        if (!multicast)
+          sm90::tma_stage_tile<SA>(stage + b * ring::bytes_a, map_a, stage_origin(spec_a, tiles[b], k), &bars.full[s]);
+        else if (unsigned(b) % 2u == rank)
+          sm90::tma_stage_tile<SA>(stage + b * ring::bytes_a, map_a, stage_origin(spec_a, tiles[b], k), &bars.full[s],
+                                   0b11);
+      }
       sm90::tma_stage_tile<SB>(stage + ring::b_offset, map_b, stage_origin(spec_b, tiles[0], k), &bars.full[s]);
     }
   }
+  // In a cluster, the peer's tile blocks arrive on this CTA's barriers until they release the
+  // last trips: this thread waits for the releases of the last S trips (of trips -1 .. j - 1
+  // when there are fewer; m = trip + 1), so that the CTA, whose own tile blocks may be done
+  // sooner, does not exit under the peer's arrivals. (Each stage's last release only: an older
+  // phase's parity would name the phase after it.)
+  if (paired)
+    for (unsigned m = j < unsigned(S) ? 0u : j - unsigned(S) + 1; m <= j; ++m)
+      sm90::mbarrier_wait(&bars.empty[(m + S - 1) % S], empty_parity_before(m + S - 1, S));
 }
 
 // A tile block's part of a fold whose stages a producer warpgroup fills (Blocks tile blocks
@@ -413,19 +428,30 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
   sm90::ring_barriers& bars = sm90::fold_barriers(0);
   unsigned& done = backend::cuda::context().ring_trips[slot];
   const unsigned base = done == ~0u ? 0u : done;
+  // A warp releases a stage to its own CTA's producer and, in a cluster, to the peer's, which
+  // may multicast into it (produce_stages). Wgmma's reads need no ordering at cluster scope
+  // (relaxed), the exchange's writes do (`wrote`). The cluster size is read where it is used,
+  // rather than kept in a register across the main loop.
+  const auto release = [&](unsigned stage, bool wrote) {
+    if (thread % 32 != 0) return;
+    sm90::mbarrier_arrive(&bars.empty[stage]);
+    if (backend::cuda::context().cluster == 2)
+      sm90::mbarrier_arrive_peer(&bars.empty[stage], sm90::cluster_rank() ^ 1u, wrote);
+  };
   if (done == ~0u) {
     // The ring's barriers were set by the entry (init_fed_ring). The producer loads the same
     // trip count for every tile: a tile block that disagreed would read other tiles' stages.
     sm90::mbarrier_wait(&bars.ready, 0);
     // The first tile holds no stage: release the one of trip -1.
-    if (thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[S - 1]);
+    release(S - 1, false);
   }
-  if (unsigned(trips) != backend::cuda::context().tile_trips) __trap();
+  const unsigned n = unsigned(trips);  // 32 bits: one register across the main loop
+  if (n != backend::cuda::context().tile_trips || index_t(n) != trips) __trap();
 
   in_flight<typename G::accumulator> acc{typename G::accumulator{}};
   const std::uint32_t smem_addr = sm90::smem_address(smem);
-  for (index_t k = 0; k < trips; ++k) {
-    const unsigned j = base + unsigned(k);
+  for (unsigned k = 0; k < n; ++k) {
+    const unsigned j = base + k;
     const std::uint32_t stage = smem_addr + (j % S) * G::ring::stage_bytes;
     sm90::mbarrier_wait(&bars.full[j % S], full_parity(j, S));
     sm90::wgmma_fence();
@@ -434,19 +460,19 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
     acc = body(acc, staged<tile_a>(tile_a{stage + slot * G::ring::bytes_a}), staged<tile_b>(tile_b{stage + G::ring::b_offset}));
     sm90::wgmma_commit();
     sm90::wgmma_wait<1>();  // trip j-1's batch is done in this warp
-    if (k > 0 && thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[(j - 1) % S]);
+    if (k > 0) release((j - 1) % S, false);
   }
   sm90::wgmma_wait<0>();
   // The last trip's stage is held: the result leaves through this tile block's A tile there
   // (result_from's first barrier waits for every warp's wgmmas on it), and only then is the
   // stage released.
-  const unsigned last = (base + unsigned(trips) + S - 1) % S;
+  const unsigned last = (base + n + S - 1) % S;
   const Result r = result_from<Result, G::BM, G::BN, true>(
       acc.get(pipeline_key{}), init, reinterpret_cast<float*>(smem + last * G::ring::stage_bytes + slot * G::ring::bytes_a));
-  if (thread == 0) done = base + unsigned(trips);  // every thread has read it (result_from's barriers)
+  if (thread == 0) done = base + n;  // every thread has read it (result_from's barriers)
   sm90::fence_proxy_async_shared();                // the exchange's accesses before TMA's refill
   __syncwarp();
-  if (thread % 32 == 0) sm90::mbarrier_arrive(&bars.empty[last]);
+  release(last, true);
   return r;
 }
 

@@ -8,6 +8,7 @@
 // TMA cannot describe an operand), two tile blocks per CTA sharing B (docs/backend.md); on the
 // CPU and other GPUs it is the plain loop acc = ct::mma(a tile, b tile, acc), bit for bit.
 #pragma once
+#include <cstdint>
 #include <mutex>
 #include <type_traits>
 #include <utility>
@@ -33,6 +34,8 @@ enum class gemm_tiling {
                  // (slower for now: docs/backend.md)
   wgmma_producer, // wgmma_paired, and a producer warpgroup that issues the TMA loads, on a
                   // persistent grid (automatic's choice on Hopper: docs/backend.md)
+  wgmma_producer_cluster, // wgmma_producer, and pairs of CTAs along N in a cluster, each
+                          // producer loading half of the A tiles into both
 };
 
 template <class TC>
@@ -98,10 +101,31 @@ using gemm_wgmma = gemm_config<128, 128, 64, ct::pipeline_shared_bytes>;
 using gemm_wgmma_paired = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2>;
 using gemm_wgmma_cluster = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 2>;
 using gemm_wgmma_producer = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 1, true>;
+using gemm_wgmma_producer_cluster = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 2, true>;
 using gemm_square = gemm_config<64, 64, 32>;
 using gemm_short_m = gemm_config<16, 64, 64>;
 
 inline bool gemm_use_short_m(index_t m) { return m <= 16; }
+
+// Whether TMA can describe a 16-bit operand [B, R, C]: contiguous rows, and a 16-byte aligned
+// start, row stride and batch stride. Clusters pay only then: each CTA's producer loads half
+// of the shared A tiles into both by TMA multicast; operands staged by threads ran slower in
+// clusters than without (0.35 against 0.44 of cuBLAS at 4095 x 4097 x 4093).
+template <class T>
+bool gemm_tma_describes(const ct::tensor<T>& x) {
+  constexpr index_t per_16_bytes = 16 / index_t(sizeof(T));
+  return x.stride(2) == 1 && x.stride(1) % per_16_bytes == 0 && (x.extent(0) == 1 || x.stride(0) % per_16_bytes == 0) &&
+         reinterpret_cast<std::uintptr_t>(x.data()) % 16 == 0;
+}
+
+// Whether the producer configuration runs in clusters of two CTAs along N: where TMA serves
+// both operands, and unless the N tiles are too few to pair (an odd count leaves one CTA of the
+// last pair a tile past the end; with fewer than 16 that wastes more than a 32nd of the CTAs).
+template <class T>
+bool gemm_use_clusters(const ct::tensor<T>& a3, const ct::tensor<T>& b3, index_t n) {
+  const index_t n_tiles = (n + 127) / 128;
+  return (n_tiles % 2 == 0 || n_tiles >= 16) && gemm_tma_describes(a3) && gemm_tma_describes(b3);
+}
 
 // Whether the wgmma configurations are chosen on `dev`: a Hopper GPU. A binary built without
 // sm_90a code runs the same 128 x 128 tiles as a plain SIMT loop there: correct, slow.
@@ -174,7 +198,7 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
   constexpr bool sixteen_bit = !std::is_same_v<T, float>;
   const bool hopper = gemm_use_wgmma(s.dev());
   if (tiles == gemm_tiling::wgmma || tiles == gemm_tiling::wgmma_paired || tiles == gemm_tiling::wgmma_cluster ||
-      tiles == gemm_tiling::wgmma_producer)
+      tiles == gemm_tiling::wgmma_producer || tiles == gemm_tiling::wgmma_producer_cluster)
     require(sixteen_bit && hopper, "gemm: the tensor-core tiles need bf16 or f16 inputs and a Hopper GPU (" +
                                        s.dev().description() + ")");
   if constexpr (sixteen_bit) {
@@ -182,7 +206,9 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
     if (tiles == gemm_tiling::wgmma_paired) return run(gemm_wgmma_paired{});
     if (tiles == gemm_tiling::wgmma_cluster) return run(gemm_wgmma_cluster{});
     if (tiles == gemm_tiling::wgmma_producer) return run(gemm_wgmma_producer{});
-    if (tiles == gemm_tiling::automatic && hopper && !gemm_use_short_m(c3.extent(1))) return run(gemm_wgmma_producer{});
+    if (tiles == gemm_tiling::wgmma_producer_cluster) return run(gemm_wgmma_producer_cluster{});
+    if (tiles == gemm_tiling::automatic && hopper && !gemm_use_short_m(c3.extent(1)))
+      return gemm_use_clusters(a3, b3, c3.extent(2)) ? run(gemm_wgmma_producer_cluster{}) : run(gemm_wgmma_producer{});
   }
   if (gemm_use_short_m(c3.extent(1))) return run(gemm_short_m{});
   return run(gemm_square{});

@@ -23,6 +23,7 @@ struct cta_context {
   int extent;            // tile blocks along it (the partition's count; the grid is rounded up)
   unsigned ring_bytes;   // the kernel's shared_bytes
   int cluster_axis;      // the grid axis along which CTAs pair into clusters, if the launch made them
+  int cluster;           // CTAs per cluster the launch made (1: none)
   // A persistent grid (with a producer warpgroup, ct::co_schedule): the CTAs a plain launch
   // would have had along each axis, and each tile block's current CTA (its coordinates there).
   int ctas[3];
@@ -55,26 +56,38 @@ __device__ inline bool persistent() { return blockDim.y == 3; }
 inline constexpr unsigned persistent_group = 8;
 
 // The persistent grid's sequence: the plain grid's CTAs, which CTA blockIdx.x runs at positions
-// blockIdx.x, blockIdx.x + gridDim.x, ...
+// blockIdx.x, blockIdx.x + gridDim.x, ... With clusters of two (then gridDim.x is even, and a
+// cluster's CTAs are blockIdx.x 2u and 2u + 1), the sequence runs over the plain grid with its
+// cluster axis rounded up to even, so that positions 2u and 2u + 1 are neighbours along that
+// axis: a cluster's CTAs run neighbouring tiles (where the count along the axis is odd, the
+// last one's second CTA runs a tile past the partition's end: padding in, nothing out).
 __device__ inline unsigned persistent_ctas() {
   const cta_context& c = context();
-  return unsigned(c.ctas[0]) * unsigned(c.ctas[1]) * unsigned(c.ctas[2]);
+  unsigned n[3] = {unsigned(c.ctas[0]), unsigned(c.ctas[1]), unsigned(c.ctas[2])};
+  if (c.cluster == 2) n[c.cluster_axis] = (n[c.cluster_axis] + 1) / 2 * 2;
+  return n[0] * n[1] * n[2];
 }
 
 // The persistent grid's order: the CTA that position v of the sequence runs, as coordinates in
 // the plain grid. Along `axis` (the co-scheduled one) in groups of persistent_group, then along the
 // next axis (2, or 1 when `axis` is 2), then the remaining one: CTAs that run at the same time
-// cover a few rows of A and a few columns of B of a GEMM, which stay in L2.
+// cover a few rows of A and a few columns of B of a GEMM, which stay in L2. With clusters, the
+// same order over pairs of CTAs along the cluster axis.
 __device__ inline void persistent_cta(unsigned v, int (&cta)[3]) {
   const cta_context& c = context();
+  unsigned n[3] = {unsigned(c.ctas[0]), unsigned(c.ctas[1]), unsigned(c.ctas[2])};
+  const bool pairs = c.cluster == 2;
+  const unsigned rank = pairs ? v % 2 : 0;
+  if (pairs) n[c.cluster_axis] = (n[c.cluster_axis] + 1) / 2, v /= 2;
   const int along = c.axis, next = along == 2 ? 1 : 2, outer = 3 - along - next;
-  const unsigned n_along = unsigned(c.ctas[along]), n_next = unsigned(c.ctas[next]), plane = n_along * n_next;
+  const unsigned n_along = n[along], n_next = n[next], plane = n_along * n_next;
   const unsigned o = v / plane, r = v % plane, band = persistent_group * n_next;
   const unsigned first = r / band * persistent_group, in_band = r % band;
   const unsigned width = n_along - first < persistent_group ? n_along - first : persistent_group;
   cta[outer] = int(o);
   cta[along] = int(first + in_band % width);
   cta[next] = int(in_band / width);
+  if (pairs) cta[c.cluster_axis] = 2 * cta[c.cluster_axis] + int(rank);
 }
 
 // Ends this thread: a producer warpgroup once its loads are issued. Its registers were given

@@ -71,12 +71,19 @@ __global__ void __launch_bounds__(config::gpu_block_threads * (Blocks + int(Prod
     c.ring_trips[0] = c.ring_trips[1] = ~0u;
     c.tile_trips = 0;
     c.tile_folds[0] = c.tile_folds[1] = 0;
+    c.cluster = 1;
     sm90::publish(tma);
 #if CTILE_HAS_WGMMA
-    if constexpr (Producer) sm90::init_fed_ring(Blocks);
+    c.cluster = int(sm90::cluster_size());
+    if constexpr (Producer) sm90::init_fed_ring(Blocks, c.cluster);
 #endif
   }
   __syncthreads();
+#if CTILE_HAS_WGMMA
+  // A producer's ring in a cluster is filled by both CTAs' producers and released by both
+  // CTAs' tile blocks: neither CTA may touch the other's barriers before they are set.
+  if (Producer && context().cluster > 1) sm90::cluster_sync();
+#endif
   if constexpr (!Producer) {
     kernel(views...);
   } else {
@@ -173,21 +180,40 @@ auto tma_table_for(const ct::stream& s, const V&... views) {
 // before the launch. The launch itself then says whether the device has that much.
 template <class Entry>
 void allow_shared_bytes(const std::string& name, const ct::stream& s, Entry entry, std::size_t bytes) {
-  static std::atomic<std::uint64_t> allowed{0};  // bit d: done on device d
-  const int d = s.dev().ordinal();
-  const std::uint64_t bit = d < 64 ? std::uint64_t(1) << d : 0;
-  if (bit != 0 && (allowed.load(std::memory_order_relaxed) & bit) != 0) return;
-  cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
-  // And the largest shared-memory carveout, so that as many CTAs fit an SM as the shared memory
-  // allows (two 113 KiB GEMM tile blocks need all 228 KiB) rather than what the driver guesses.
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry), cudaFuncAttributePreferredSharedMemoryCarveout,
-                               int(cudaSharedmemCarveoutMaxShared));
-  if (err != cudaSuccess)
-    throw ct::error("kernel '" + name + "' asks for " + std::to_string(bytes) + " bytes of dynamic shared memory, which " +
-                    s.dev().name() + " does not allow: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
-  allowed.fetch_or(bit, std::memory_order_relaxed);
+  static std::atomic<int> allowed[64];
+  ct::detail::cached_per_device(allowed, s.dev().ordinal(), [&] {
+    cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry),
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    // And the largest shared-memory carveout, so that as many CTAs fit an SM as the shared
+    // memory allows (two 113 KiB GEMM tile blocks need all 228 KiB) rather than what the
+    // driver guesses.
+    if (err == cudaSuccess)
+      err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry), cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 int(cudaSharedmemCarveoutMaxShared));
+    if (err != cudaSuccess)
+      throw ct::error("kernel '" + name + "' asks for " + std::to_string(bytes) +
+                      " bytes of dynamic shared memory, which " + s.dev().name() + " does not allow: " +
+                      cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+    return 1;
+  });
+}
+
+// How many clusters of a launch of `entry` (configured by `launch`, with its cluster
+// attribute) run at once on the stream's device, asked once per device: GPCs whose SM count is
+// odd leave an SM out of the pairs.
+template <class Entry>
+std::uint64_t resident_clusters(const std::string& name, const ct::stream& s, Entry entry,
+                                const cudaLaunchConfig_t& launch) {
+  static std::atomic<int> known[64];
+  return std::uint64_t(ct::detail::cached_per_device(known, s.dev().ordinal(), [&] {
+    int n = 0;
+    const cudaError_t err = cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(entry), &launch);
+    if (err != cudaSuccess || n <= 0)
+      throw ct::error("launch of kernel '" + name + "': " + s.dev().name() + " runs none of its clusters (" +
+                      (err != cudaSuccess ? std::string(cudaGetErrorName(err)) : std::string("0 fit an SM's resources")) +
+                      ")");
+    return n;
+  }));
 }
 
 template <class K, class... V>
@@ -201,9 +227,9 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
   static_assert(co.cluster == 1 || co.cluster == 2, "ct::co_schedule: cluster must be 1 or 2");
   static_assert(co.cluster_axis >= 0 && co.cluster_axis <= 2, "ct::co_schedule: cluster_axis must be 0, 1 or 2");
   static_assert(co.cluster == 1 || co.blocks == 2, "ct::co_schedule: clusters need blocks = 2 (for now)");
-  static_assert(!co.producer || (co.blocks == 2 && co.cluster == 1 && shared_bytes > 0),
-                "ct::co_schedule: a producer warpgroup needs blocks = 2, no cluster (for now), and the "
-                "kernel's shared_bytes for the stages it fills");
+  static_assert(!co.producer || (co.blocks == 2 && shared_bytes > 0),
+                "ct::co_schedule: a producer warpgroup needs blocks = 2 and the kernel's shared_bytes for "
+                "the stages it fills");
   cudaError_t err = cudaSuccess;  // what a launch API returned; a <<<>>> launch reports through cudaGetLastError
   if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
@@ -219,16 +245,6 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
     g[co.axis] = (g[co.axis] + co.blocks - 1) / co.blocks;
     const co_arguments args{co.axis, grid[co.axis], unsigned(shared_bytes), co.cluster_axis,
                             {int(g[0]), int(g[1]), int(g[2])}};
-    dim3 ctas{g[0], g[1], g[2]};
-    if constexpr (co.producer) {
-      // Persistent: one CTA an SM at most, each running its share of the plain grid's CTAs.
-      const std::uint64_t total = std::uint64_t(g[0]) * g[1] * g[2];
-      if (total >= (std::uint64_t(1) << 31))
-        throw ct::error("launch of kernel '" + name + "': " + std::to_string(total) +
-                        " CTAs, more than a persistent grid counts (2^31)");
-      const std::uint64_t sms = std::uint64_t(s.dev().multiprocessors());
-      ctas = dim3{unsigned(total < sms ? total : sms), 1, 1};
-    }
     constexpr std::size_t bytes = cta_context_bytes + shared_bytes + (co.blocks - 1) * std::size_t(config::arena_bytes);
     const auto tma = [&] {
       if constexpr (shared_bytes > 0) return tma_table_for(s, views...);
@@ -238,22 +254,37 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
     const auto entry = kernel_entry_co<co.blocks, co.producer, K, table, V...>;
     allow_shared_bytes(name, s, entry, bytes);
     cudaLaunchConfig_t launch{};
-    launch.gridDim = ctas;
+    launch.gridDim = dim3{g[0], g[1], g[2]};
     launch.blockDim = dim3{unsigned(config::gpu_block_threads), unsigned(co.blocks + int(co.producer))};
     launch.dynamicSmemBytes = bytes;
     launch.stream = cs;
     // Clusters (ct::co_schedule's cluster) where the kernel asks for them, a Hopper GPU runs
-    // them, and they tile the grid; without, the same kernel runs unclustered.
+    // them, and they tile the grid (a persistent grid's order pairs its CTAs itself: always);
+    // without, the same kernel runs unclustered.
     cudaLaunchAttribute cluster{};
     if constexpr (co.cluster > 1 && shared_bytes > 0) {
-      if (g[co.cluster_axis] % unsigned(co.cluster) == 0 && on_hopper(s)) {
+      if ((co.producer || g[co.cluster_axis] % unsigned(co.cluster) == 0) && on_hopper(s)) {
         cluster.id = cudaLaunchAttributeClusterDimension;
         unsigned dims[3] = {1, 1, 1};
-        dims[co.cluster_axis] = unsigned(co.cluster);
+        dims[co.producer ? 0 : co.cluster_axis] = unsigned(co.cluster);
         cluster.val.clusterDim.x = dims[0], cluster.val.clusterDim.y = dims[1], cluster.val.clusterDim.z = dims[2];
         launch.attrs = &cluster;
         launch.numAttrs = 1;
       }
+    }
+    if constexpr (co.producer) {
+      // Persistent: one CTA an SM at most (with clusters, as many pairs as fit at once), each
+      // running its share of the plain grid's CTAs (persistent_cta).
+      const unsigned per_cluster = launch.numAttrs > 0 ? unsigned(co.cluster) : 1u;
+      if (per_cluster > 1) g[co.cluster_axis] = (g[co.cluster_axis] + per_cluster - 1) / per_cluster * per_cluster;
+      const std::uint64_t total = std::uint64_t(g[0]) * g[1] * g[2];
+      if (total >= (std::uint64_t(1) << 31))
+        throw ct::error("launch of kernel '" + name + "': " + std::to_string(total) +
+                        " CTAs, more than a persistent grid counts (2^31)");
+      launch.gridDim = dim3{per_cluster, 1, 1};  // a grid the clusters tile, for the occupancy query
+      const std::uint64_t fit = per_cluster > 1 ? per_cluster * resident_clusters(name, s, entry, launch)
+                                                : std::uint64_t(s.dev().multiprocessors());
+      launch.gridDim = dim3{unsigned(total < fit ? total : fit), 1, 1};
     }
     err = cudaLaunchKernelEx(&launch, entry, kernel, args, tma, views...);
   }

@@ -97,16 +97,30 @@ __device__ inline unsigned peer_shared_u32(const unsigned* p, unsigned cta) {
   asm volatile("ld.shared::cluster.u32 %0, [%1];\n" : "=r"(v) : "r"(remote) : "memory");
   return v;
 }
-// Arrives on the barrier at the same place as `bar` in CTA `cta`'s shared memory.
-__device__ inline void mbarrier_arrive_peer(std::uint64_t* bar, unsigned cta) {
-  asm volatile(
-      "{\n"
-      ".reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
-      "}\n" ::"r"(smem_address(bar)),
-      "r"(cta)
-      : "memory");
+// Arrives on the barrier at the same place as `bar` in CTA `cta`'s shared memory: a release at
+// cluster scope when `ordered` (this thread's memory accesses before it are seen by the peer's
+// threads that wait on it), else relaxed. A relaxed arrival serves to say that this warp's
+// wgmmas have read a stage (done once wgmma.wait_group returns); a release costs a fence of
+// the GPU's memory (MEMBAR.ALL.GPU).
+__device__ inline void mbarrier_arrive_peer(std::uint64_t* bar, unsigned cta, bool ordered = true) {
+  if (ordered)
+    asm volatile(
+        "{\n"
+        ".reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+        "}\n" ::"r"(smem_address(bar)),
+        "r"(cta)
+        : "memory");
+  else
+    asm volatile(
+        "{\n"
+        ".reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [remote];\n"
+        "}\n" ::"r"(smem_address(bar)),
+        "r"(cta)
+        : "memory");
 }
 // tma_load_3d into every CTA of the cluster named by bit mask `ctas`: the box lands at `dst`'s
 // offset in each one's shared memory and completes on the barrier at `bar`'s offset there.

@@ -214,11 +214,13 @@ __device__ inline ring_barriers& fold_barriers(int slot) {
 // The barriers of the ring a producer warpgroup fills for `blocks` tile blocks (run_fed_fold in
 // tile/pipeline.hpp), set by the kernel's entry before its first __syncthreads, which every
 // thread reaches at the same instruction: so that barrier alone orders them before any use,
-// for the compiler, the hardware and compute-sanitizer's racecheck alike.
-__device__ inline void init_fed_ring(int blocks) {
+// for the compiler, the hardware and compute-sanitizer's racecheck alike. In a cluster of
+// `ctas`, a stage is free once every warp of every tile block of each CTA has released it.
+__device__ inline void init_fed_ring(int blocks, int ctas) {
   ring_barriers& bars = fold_barriers(0);
   for (std::uint64_t& full : bars.full) mbarrier_init(&full, 1);
-  for (std::uint64_t& empty : bars.empty) mbarrier_init(&empty, unsigned(blocks) * config::gpu_block_threads / 32);
+  for (std::uint64_t& empty : bars.empty)
+    mbarrier_init(&empty, unsigned(ctas * blocks) * config::gpu_block_threads / 32);
   mbarrier_init(&bars.ready, 1);
   fence_barrier_init();
 }
