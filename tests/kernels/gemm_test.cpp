@@ -86,10 +86,11 @@ template <class TC>
   return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements out of bounds:" << first.str();
 }
 
-// d.b == 0: 2-D operands; else batched.
+// d.b == 0: 2-D operands; else batched. The last: M = 1 over four N tiles (on Hopper the
+// tensor-core tiles in clusters, mostly padding).
 const std::vector<dims> shapes = {{0, 1, 1, 1},   {0, 1, 64, 256}, {0, 7, 13, 5},   {0, 16, 65, 129}, {0, 65, 63, 33},
                                   {0, 129, 131, 67}, {0, 127, 257, 31}, {0, 64, 8, 97}, {3, 17, 9, 40},
-                                  {2, 130, 128, 64}};
+                                  {2, 130, 128, 64}, {0, 1, 512, 136}};
 
 // Shapes for the tensor-core path (sm_90a: 128 x 128 x 64 tiles staged by cp.async when rows are
 // 16-byte aligned): several K trips, a partial last K tile, M and N off the tile, batches, and

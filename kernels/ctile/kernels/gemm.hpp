@@ -94,8 +94,8 @@ struct gemm_tiles {
 // in dynamic shared memory: the pipelined loop runs on wgmma (backend/sm90/wgmma_fold.hpp), two
 // tile blocks a CTA sharing each B stage, and by default a third warpgroup that issues the TMA
 // loads, on a persistent grid (`wgmma_producer`; bench/results/2026-12-04-gemm-epilogue.md).
-// Elsewhere the SIMT path: 64 x 64 in general; 16 x 64 with longer K steps when M is at most 16
-// (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles gain
+// Elsewhere (other GPUs, f32 inputs) the SIMT path: 64 x 64 in general; 16 x 64 with longer K
+// steps when M is at most 16 (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles gain
 // little and multiply the device compile time.
 using gemm_wgmma = gemm_config<128, 128, 64, ct::pipeline_shared_bytes>;
 using gemm_wgmma_paired = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2>;
@@ -207,7 +207,10 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
     if (tiles == gemm_tiling::wgmma_cluster) return run(gemm_wgmma_cluster{});
     if (tiles == gemm_tiling::wgmma_producer) return run(gemm_wgmma_producer{});
     if (tiles == gemm_tiling::wgmma_producer_cluster) return run(gemm_wgmma_producer_cluster{});
-    if (tiles == gemm_tiling::automatic && hopper && !gemm_use_short_m(c3.extent(1)))
+    // Short M too: a 128-row tile is mostly padding there, but the tensor cores still run it
+    // about 3x faster than the SIMT short-M tiles (1 x 4096 x 4096: 0.24 against 0.07 of cuBLAS,
+    // bench/results/2026-12-04-gemm-cluster-producer.md).
+    if (tiles == gemm_tiling::automatic && hopper)
       return gemm_use_clusters(a3, b3, c3.extent(2)) ? run(gemm_wgmma_producer_cluster{}) : run(gemm_wgmma_producer{});
   }
   if (gemm_use_short_m(c3.extent(1))) return run(gemm_short_m{});
