@@ -33,9 +33,10 @@ enum class gemm_tiling {
   wgmma_cluster, // wgmma_paired, and pairs of CTAs along N in a cluster sharing each A stage
                  // (slower for now: docs/backend.md)
   wgmma_producer, // wgmma_paired, and a producer warpgroup that issues the TMA loads, on a
-                  // persistent grid (automatic's choice on Hopper: docs/backend.md)
+                  // persistent grid (automatic's choice on Hopper where clusters do not pay)
   wgmma_producer_cluster, // wgmma_producer, and pairs of CTAs along N in a cluster, each
-                          // producer loading half of the A tiles into both
+                          // producer loading half of the A tiles into both (automatic's choice
+                          // on Hopper where TMA describes both operands: docs/backend.md)
 };
 
 template <class TC>
@@ -93,10 +94,11 @@ struct gemm_tiles {
 // Tile configurations. On sm_90a with 16-bit inputs, 128 x 128 x 64 with the staged operand ring
 // in dynamic shared memory: the pipelined loop runs on wgmma (backend/sm90/wgmma_fold.hpp), two
 // tile blocks a CTA sharing each B stage, and by default a third warpgroup that issues the TMA
-// loads, on a persistent grid (`wgmma_producer`; bench/results/2026-12-04-gemm-epilogue.md).
+// loads, on a persistent grid, in 2-CTA clusters along N where TMA serves both operands
+// (`wgmma_producer_cluster`; bench/results/2026-12-04-gemm-cluster-producer.md).
 // Elsewhere (other GPUs, f32 inputs) the SIMT path: 64 x 64 in general; 16 x 64 with longer K
-// steps when M is at most 16 (decode-style products), where a 64-row tile would be mostly padding. Larger SIMT tiles gain
-// little and multiply the device compile time.
+// steps when M is at most 16 (decode-style products), where a 64-row tile would be mostly
+// padding. Larger SIMT tiles gain little and multiply the device compile time.
 using gemm_wgmma = gemm_config<128, 128, 64, ct::pipeline_shared_bytes>;
 using gemm_wgmma_paired = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2>;
 using gemm_wgmma_cluster = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 2>;
@@ -123,7 +125,8 @@ bool gemm_tma_describes(const ct::tensor<T>& x) {
 // last pair a tile past the end; with fewer than 16 that wastes more than a 32nd of the CTAs).
 template <class T>
 bool gemm_use_clusters(const ct::tensor<T>& a3, const ct::tensor<T>& b3, index_t n) {
-  const index_t n_tiles = (n + 127) / 128;
+  constexpr index_t bn = gemm_wgmma_producer_cluster::bn;
+  const index_t n_tiles = (n + bn - 1) / bn;
   return (n_tiles % 2 == 0 || n_tiles >= 16) && gemm_tma_describes(a3) && gemm_tma_describes(b3);
 }
 
