@@ -54,6 +54,24 @@ std::string box_problem(const tma_box& b) {
 
 std::string tma_problem(const tma_box& box) { return box_problem(box); }
 
+std::optional<tma_box> tma_box_for_operand(const void* base, bool bf16, const index_t (&extent)[3],
+                                           const index_t (&stride)[3], int box_extent) {
+  constexpr index_t coordinate_limit = index_t(1) << 31;  // box coordinates are signed 32-bit
+  const bool fits = stride[2] == 1 && stride[1] > 0 && (extent[0] == 1 || stride[0] > 0) &&
+                    extent[0] < coordinate_limit && extent[1] < coordinate_limit && extent[2] < coordinate_limit;
+  if (!fits) return std::nullopt;
+  tma_box box;
+  box.base = base;
+  box.element_bytes = 2;
+  box.type = bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  box.batches = extent[0], box.rows = extent[1], box.cols = extent[2];
+  box.row_stride = stride[1];
+  box.batch_stride = extent[0] > 1 ? stride[0] : extent[1] * stride[1];
+  box.box_rows = box.box_cols = box_extent;
+  if (!box_problem(box).empty()) return std::nullopt;
+  return box;
+}
+
 CUtensorMap encode_tma(const tma_box& b) {
   const std::string problem = box_problem(b);
   require(problem.empty(), "ct: TMA box: " + problem);

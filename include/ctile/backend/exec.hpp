@@ -90,6 +90,15 @@ CT_HD inline T shfl_up(T x, [[maybe_unused]] int delta, [[maybe_unused]] int wid
 }
 
 template <class T>
+CT_HD inline T shfl_down(T x, [[maybe_unused]] int delta) {
+#if defined(__CUDA_ARCH__)
+  return cuda::shfl_down(x, delta);
+#else
+  return x;
+#endif
+}
+
+template <class T>
 CT_HD inline T shfl_idx(T x, [[maybe_unused]] int src, [[maybe_unused]] int width) {
 #if defined(__CUDA_ARCH__)
   return cuda::shfl_idx(x, src, width);

@@ -9,11 +9,15 @@
 // contiguous chunk off the boundary moves in aligned pieces (backend/straddle.hpp), and whole
 // aligned tiles skip the per-chunk tests. Built with it off, the code below compiles to what it
 // was before the option existed (same SASS for bench/bandwidth.cpp as on 2026-12-03).
+// The experimental CTILE_WARP_ROWS moves row tiles by aligned blocks and warp shuffles instead
+// (backend/warp_rows.hpp); built without it, the code is what it was before that path existed
+// (same SASS for bench/bandwidth.cpp, 2026-12-04).
 #pragma once
 #include <cstdint>
 #include <cstring>
 
 #include "ctile/backend/straddle.hpp"
+#include "ctile/backend/warp_rows.hpp"
 #include "ctile/tile/tile.hpp"
 
 namespace ct::backend {
@@ -142,11 +146,6 @@ CT_HD bool whole_and_aligned(const T* first, const global_view<R>& g, const coor
   return ok;
 }
 
-// A 16-byte chunk of a tile, kept packed until every load path has met (load_tile).
-struct alignas(16) chunk16 {
-  std::uint32_t word[4];
-};
-
 // Brings a warp's threads back together after per-chunk branches. A block barrier that follows
 // (a layout exchange's bar.sync) must not meet a diverged warp, and ptxas did not always
 // reconverge it there (compute-sanitizer synccheck: "Divergent thread(s) in warp"). Tile loads
@@ -171,6 +170,50 @@ CT_HD chunk_place<R> place_chunk(const global_view<R>& g, const coord<R>& origin
   return p;
 }
 
+namespace detail {
+// Whether every warp holds, in each of its chunk slots, 32 consecutive chunks of one row of a
+// tile of shape S (layout P): the shape backend/warp_rows.hpp moves. Not 1-D tiles: a flat
+// tensor's rows are aligned but for its last tile (or a view's), and the path's registers would
+// cost every tile of the elementwise kernels occupancy.
+template <class S, class P, int Bytes>
+constexpr bool warp_row_shape() {
+  if constexpr (!config::warp_rows || Bytes != 16 || config::block_threads % 32 != 0 || P::replicated) return false;
+  else return S::rank >= 2 && (S::dim(S::rank - 1) / P::vec) % 32 == 0;
+}
+
+// Whether the tile at `origin` moves by warp_rows.hpp: rows contiguous, and (loads) no block
+// read past a tensor that ends off a 16-byte boundary. The tile's highest read lies below its last
+// row's column origin + width + V; the tensor's last block starts above its last row's column
+// n - V (the last row at the highest address: strides are not negative).
+template <class S, class P, bool Load, class T, int R>
+CT_HD bool takes_warp_rows(const T* base, const global_view<R>& g, const coord<R>& origin) {
+  if (g.stride[R - 1] != 1) return false;
+  if (!Load) return true;
+  bool last_row = true;
+  CT_UNROLL
+  for (int i = 0; i < R - 1; ++i) {
+    if (g.stride[i] < 0) return false;
+    last_row = last_row && (g.stride[i] == 0 || origin[i] + S::dim(i) >= g.extent[i]);
+  }
+  const bool ends_off_a_block = !aligned<16>(base + span_of(g));
+  return !(ends_off_a_block && last_row && origin[R - 1] + S::dim(R - 1) + 2 * P::vec > g.extent[R - 1]);
+}
+
+// The lane's part of its warp's chunks; unless Whole (the tile lies in the tensor), limited to
+// the bytes of the chunk's row that the tensor holds (none when the row is outside it).
+template <bool Whole, class T, int R>
+CT_HD warp_row_chunk place_in_warp_row(const T* chunk, const chunk_place<R>& p, index_t n_last, int lane) {
+  const auto at = reinterpret_cast<std::uintptr_t>(chunk);
+  if constexpr (Whole) {
+    return warp_row_chunk(at, lane);
+  } else {
+    const std::uintptr_t row_lo = at - std::uintptr_t(p.last) * sizeof(T);
+    const std::uintptr_t row_hi = p.row_inside ? row_lo + std::uintptr_t(n_last) * sizeof(T) : row_lo;
+    return warp_row_chunk(at, row_lo, row_hi, lane);
+  }
+}
+}  // namespace detail
+
 // One chunk's V elements, one access each; checked, those outside the tensor become `pad`.
 template <int V, bool Checked, class T, int R>
 CT_HD void load_elements(T* dst, const T* src, const chunk_place<R>& p, index_t n_last, index_t s_last, T pad) {
@@ -178,6 +221,45 @@ CT_HD void load_elements(T* dst, const T* src, const chunk_place<R>& p, index_t 
   for (int v = 0; v < V; ++v) {
     const index_t j = p.last + v;
     dst[v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
+  }
+}
+
+// load_tile's chunks of a tile that takes_warp_rows (backend/warp_rows.hpp). Masked: the tile is
+// not wholly inside the tensor, and its elements outside it become `pad`.
+template <class T, class S, bool Masked, int R>
+CT_HD void load_warp_rows(detail::chunk16* c, const T* base, const global_view<R>& g, const coord<R>& origin, T pad) {
+  using out = tile<T, S>;
+  using P = typename out::layout_type;
+  constexpr int V = P::vec, K = P::chunks_per_thread;
+  const index_t n_last = g.extent[R - 1];
+  const int lane = thread_index() & 31;
+  const detail::chunk16 none{};
+  detail::chunk16 own[K], next[K];
+  chunk_place<R> place[K];
+  unsigned shift[K];
+  CT_UNROLL
+  for (int k = 0; k < K; ++k) {
+    place[k] = place_chunk<S, R>(g, origin, out::coord_of(k * V));
+    const auto w = detail::place_in_warp_row<!Masked>(base + place[k].offset, place[k], n_last, lane);
+    shift[k] = w.shift;
+    own[k] = w.read_block ? *reinterpret_cast<const detail::chunk16*>(w.block) : none;
+    next[k] = w.read_next ? *reinterpret_cast<const detail::chunk16*>(w.block + 16) : none;
+  }
+  CT_UNROLL
+  for (int k = 0; k < K; ++k) {
+    const detail::chunk16 above = shfl_down(own[k], 1);
+    if (lane != 31) next[k] = above;
+    c[k] = detail::bytes_at(own[k], next[k], shift[k]);
+    if constexpr (Masked) {
+      T e[V];
+      memcpy(e, &c[k], 16);
+      CT_UNROLL
+      for (int v = 0; v < V; ++v) {
+        const index_t j = place[k].last + v;
+        if (!(place[k].row_inside && j >= 0 && j < n_last)) e[v] = pad;
+      }
+      memcpy(&c[k], e, 16);
+    }
   }
 }
 
@@ -204,23 +286,35 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
       for (int k = 0; k < P::chunks_per_thread; ++k)
         detail::copy_vector<16>(&c[k], first + detail::offset_of(g, out::coord_of(k * V)));
     } else {
-      CT_UNROLL
-      for (int k = 0; k < P::chunks_per_thread; ++k) {
-        const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
-        const T* src = base + p.offset;
-        const bool contiguous = (!Checked || p.template whole<V>(n_last)) && s_last == 1;
-        if (contiguous && detail::aligned<16>(src)) {
-          detail::copy_vector<16>(&c[k], src);
-        } else if (contiguous && detail::straddle_readable(src, span_end)) {
-          detail::load_straddling(reinterpret_cast<T*>(&c[k]), src);
-        } else {  // edges, odd strides, and the tensor's last bytes (the next aligned block may be
-                  // past its allocation)
-          T e[V];
-          load_elements<V, Checked>(e, src, p, n_last, s_last, pad);
-          memcpy(&c[k], e, 16);
+      bool moved = false;  // by warp_rows.hpp; a plain flag, so that without it the code is as before
+      if constexpr (detail::warp_row_shape<S, P, bytes>()) {
+        if (detail::takes_warp_rows<S, P, true>(base, g, origin)) {
+          if (!Checked || detail::whole_and_contiguous<S, V, Checked>(g, origin))
+            load_warp_rows<T, S, false>(c, base, g, origin, pad);
+          else
+            load_warp_rows<T, S, true>(c, base, g, origin, pad);
+          moved = true;
         }
       }
-      detail::reconverge();
+      if (!moved) {
+        CT_UNROLL
+        for (int k = 0; k < P::chunks_per_thread; ++k) {
+          const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
+          const T* src = base + p.offset;
+          const bool contiguous = (!Checked || p.template whole<V>(n_last)) && s_last == 1;
+          if (contiguous && detail::aligned<16>(src)) {
+            detail::copy_vector<16>(&c[k], src);
+          } else if (contiguous && detail::straddle_readable(src, span_end)) {
+            detail::load_straddling(reinterpret_cast<T*>(&c[k]), src);
+          } else {  // edges, odd strides, and the tensor's last bytes (the next aligned block may be
+                    // past its allocation)
+            T e[V];
+            load_elements<V, Checked>(e, src, p, n_last, s_last, pad);
+            memcpy(&c[k], e, 16);
+          }
+        }
+        detail::reconverge();
+      }
     }
     memcpy(r.v, c, sizeof(c));
   } else {
@@ -239,6 +333,28 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
     }
   }
   return r;
+}
+
+// store_tile's chunks of a tile that takes_warp_rows (backend/warp_rows.hpp); Whole: the tile
+// lies in the tensor.
+template <bool Whole, class T, class S, int R>
+CT_HD void store_warp_rows(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S>& x) {
+  using in = tile<T, S>;
+  using P = typename in::layout_type;
+  constexpr int V = P::vec, K = P::chunks_per_thread;
+  const int t = thread_index_here(), lane = t & 31;
+  CT_UNROLL
+  for (int k = 0; k < K; ++k) {
+    detail::chunk16 own;
+    memcpy(&own, &x.v[k * V], 16);
+    const detail::chunk16 previous = shfl_up(own, 1, 32);
+    const auto p = place_chunk<S, R>(g, origin, slot_coord<S, P>(t, k * V));
+    const auto w = detail::place_in_warp_row<Whole>(base + p.offset, p, g.extent[R - 1], lane);
+    auto* block = reinterpret_cast<unsigned char*>(w.block);
+    detail::store_block_bytes<int(sizeof(T))>(block, w.block_from(previous, own), w.write);
+    if (w.write_next.any()) detail::store_block_bytes<int(sizeof(T))>(block + 16, w.next_block_from(own), w.write_next);
+  }
+  detail::reconverge();
 }
 
 // Stores x (natural layout) as the tile at `origin`; elements outside the tensor are dropped
@@ -262,6 +378,13 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
       for (int k = 0; k < P::chunks_per_thread; ++k)
         if (canonical(k * V)) detail::store_vector<bytes>(first + detail::offset_of(g, coord_of(k * V)), &x.v[k * V]);
       return;
+    }
+    if constexpr (detail::warp_row_shape<S, P, bytes>()) {
+      if (detail::takes_warp_rows<S, P, false>(base, g, origin)) {
+        if (!Checked || detail::whole_and_contiguous<S, V, Checked>(g, origin)) store_warp_rows<true>(base, g, origin, x);
+        else store_warp_rows<false>(base, g, origin, x);
+        return;
+      }
     }
     if constexpr (bytes == 16) {
       if (detail::whole_and_contiguous<S, V, Checked>(g, origin)) {

@@ -32,18 +32,33 @@ CT_HD inline bool straddle_readable(const T* p, const T* span_end) {
   return first_block + 32 <= reinterpret_cast<std::uintptr_t>(span_end);
 }
 
+// A 16-byte chunk of a tile, kept packed while loads are in flight.
+struct alignas(16) chunk16 {
+  std::uint32_t word[4];
+};
+
+// The low word of (hi:lo) >> bits, bits 0..31: the GPU's funnel shift (the CPU's is for tests).
+CT_HD inline std::uint32_t funnel_right(std::uint32_t lo, std::uint32_t hi, unsigned bits) {
 #if defined(__CUDA_ARCH__)
-// The 16 bytes at byte offset `shift` (1..15) of the 32 in w[0..7], for a runtime shift: whole
+  return __funnelshift_r(lo, hi, bits);
+#else
+  return std::uint32_t(((std::uint64_t(hi) << 32) | lo) >> (bits & 31));
+#endif
+}
+
+// The 16 bytes at byte offset `shift` (0..15) of the 32 in w[0..7], for a runtime shift: whole
 // words by selects, then the rest by one funnel shift a word.
-__device__ inline uint4 extract_16_bytes(unsigned (&w)[8], unsigned shift) {
-#pragma unroll
+CT_HD inline chunk16 extract_16_bytes(std::uint32_t (&w)[8], unsigned shift) {
+  CT_UNROLL
   for (int i = 0; i < 6; ++i) w[i] = (shift & 8) ? w[i + 2] : w[i];
-#pragma unroll
+  CT_UNROLL
   for (int i = 0; i < 5; ++i) w[i] = (shift & 4) ? w[i + 1] : w[i];
   const unsigned bits = (shift & 3) * 8;
-  return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
-                    __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], w[4], bits));
+  return {{funnel_right(w[0], w[1], bits), funnel_right(w[1], w[2], bits), funnel_right(w[2], w[3], bits),
+           funnel_right(w[3], w[4], bits)}};
 }
+
+#if defined(__CUDA_ARCH__)
 
 // Writes bytes [O, End) of the 32-byte window d (word-aligned at `block`) as naturally aligned
 // pieces of at most 8 bytes, largest first.
@@ -92,8 +107,8 @@ CT_HD inline void load_straddling(T* dst, const T* src) {
   const auto at = reinterpret_cast<std::uintptr_t>(src);
   const uint4* blocks = reinterpret_cast<const uint4*>(at & ~std::uintptr_t(15));
   const uint4 lo = blocks[0], hi = blocks[1];
-  unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-  const uint4 chunk = extract_16_bytes(w, unsigned(at & 15));
+  std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const chunk16 chunk = extract_16_bytes(w, unsigned(at & 15));
   memcpy(dst, &chunk, 16);
 #else
   std::memcpy(dst, src, 16);

@@ -43,6 +43,13 @@
 #define CTILE_STRADDLE_ROWS 1
 #endif
 
+// Row tiles off a 16-byte boundary, or ending inside the tile, moved by aligned block accesses
+// and warp shuffles (backend/warp_rows.hpp) instead of straddle.hpp's per-chunk path. Off by
+// default until it has been checked and measured on a GPU (docs/backend.md, "Memory").
+#ifndef CTILE_WARP_ROWS
+#define CTILE_WARP_ROWS 0
+#endif
+
 namespace ct::config {
 
 // Threads that execute one tile block. The CPU backend runs a block on one host thread, so
@@ -59,6 +66,7 @@ inline constexpr int gpu_block_threads = CTILE_BLOCK_WARPS * 32;
 inline constexpr int arena_bytes = CTILE_ARENA_BYTES;
 
 inline constexpr bool straddle_rows = CTILE_STRADDLE_ROWS != 0;
+inline constexpr bool warp_rows = straddle_rows && CTILE_WARP_ROWS != 0;
 
 static_assert((CTILE_BLOCK_WARPS & (CTILE_BLOCK_WARPS - 1)) == 0 && CTILE_BLOCK_WARPS <= 32,
               "CTILE_BLOCK_WARPS must be a power of two between 1 and 32");

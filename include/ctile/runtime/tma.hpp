@@ -10,6 +10,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ctile/core/shape.hpp"
@@ -34,6 +35,14 @@ struct tma_box {
 // The first of the driver's rules `box` breaks, or an empty string: for callers that fall back
 // to another path rather than fail.
 std::string tma_problem(const tma_box& box);
+
+// The box with which the sm_90a fold loads a 16-bit operand of extents [batches, rows, cols] and
+// strides `stride` (in elements), box_extent x box_extent elements at a time, or nullopt where
+// TMA cannot describe the operand: a column stride other than 1, a row or batch stride that is
+// not positive, an extent past the boxes' signed 32-bit coordinates, or any rule tma_problem
+// names. The launch encodes its maps from it, and the GEMM's choice of configuration asks it.
+std::optional<tma_box> tma_box_for_operand(const void* base, bool bf16, const index_t (&extent)[3],
+                                           const index_t (&stride)[3], int box_extent);
 
 // Checks `box` against the driver's rules, then encodes it. Out-of-range box elements load as
 // zero. Throws ct::error on a rule violation or when no CUDA driver is available.

@@ -109,15 +109,17 @@ using gemm_short_m = gemm_config<16, 64, 64>;
 
 inline bool gemm_use_short_m(index_t m) { return m <= 16; }
 
-// Whether TMA can describe a 16-bit operand [B, R, C]: contiguous rows, and a 16-byte aligned
-// start, row stride and batch stride. Clusters pay only then: each CTA's producer loads half
+// Whether TMA can describe a 16-bit operand [B, R, C] (contiguous rows, a 16-byte aligned start,
+// row stride and batch stride, ...): by the rules the launch encodes its maps by
+// (ct::detail::tma_box_for_operand), so the choice and the launch agree. Clusters pay only then: each CTA's producer loads half
 // of the shared A tiles into both by TMA multicast; operands staged by threads ran slower in
 // clusters than without (0.35 against 0.44 of cuBLAS at 4095 x 4097 x 4093).
 template <class T>
 bool gemm_tma_describes(const ct::tensor<T>& x) {
-  constexpr index_t per_16_bytes = 16 / index_t(sizeof(T));
-  return x.stride(2) == 1 && x.stride(1) % per_16_bytes == 0 && (x.extent(0) == 1 || x.stride(0) % per_16_bytes == 0) &&
-         reinterpret_cast<std::uintptr_t>(x.data()) % 16 == 0;
+  const index_t extent[3] = {x.extent(0), x.extent(1), x.extent(2)}, stride[3] = {x.stride(0), x.stride(1), x.stride(2)};
+  return ct::detail::tma_box_for_operand(x.data(), std::is_same_v<T, bf16>, extent, stride,
+                                         ct::backend::sm90::tma_box_extent)
+      .has_value();
 }
 
 // Whether the producer configuration runs in clusters of two CTAs along N: where TMA serves

@@ -31,15 +31,16 @@ struct max_t {
 
 namespace detail {
 
-// widen(part(0)) combined elementwise with widen(part(1)) .. widen(part(n - 1)), n >= 1. Eight
+// part(0) combined elementwise with part(1) .. part(n - 1), each widened to f32, n >= 1. Eight
 // parts are loaded before the first of them is used, so that eight loads are in flight (fewer
 // leave the memory system idle between a block's loads), and each is widened (to f32) only as it
 // is combined, so that the others wait in their 16-bit storage; the loop stays rolled. Measured
 // on the H200 for the column reductions' first pass (bf16, 8 x 256 tiles): 2658 GB/s at
 // 32768 x 8192 and 1102 at 32767 x 8191, against 2142 and 782 for four parts widened at once
 // in an unrolled loop with 16 x 256 tiles (bench/results/2026-12-04-col-reduce.md).
-template <class Op, class Part, class Widen>
-CT_HD auto accumulate_by_eights(const Part& part, const Widen& widen, index_t n) {
+template <class Op, class Part>
+CT_HD auto accumulate_by_eights(const Part& part, index_t n) {
+  const auto widen = [](const auto& x) { return ct::astype<float>(x); };
   auto acc = widen(part(0));
   index_t k = 1;
   CT_NO_UNROLL
@@ -95,8 +96,7 @@ struct col_reduce_map {
     const index_t last = first + rows_per_split < x.extent(0) ? first + rows_per_split : x.extent(0);
     const auto view = x.slice(0, first, last).tiled(ct::shape<BM, BN>{}, typename Op::pad{});
     const auto part = [&](index_t k) { return view.load(k, j); };
-    const auto widen = [](const auto& x) { return ct::astype<float>(x); };
-    y.store(ct::astype<Tout>(Op::template across<0>(accumulate_by_eights<Op>(part, widen, ct::num_tiles(view, 0)))));
+    y.store(ct::astype<Tout>(Op::template across<0>(accumulate_by_eights<Op>(part, ct::num_tiles(view, 0)))));
   }
 };
 

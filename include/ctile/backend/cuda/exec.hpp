@@ -60,11 +60,16 @@ inline constexpr unsigned persistent_group = 8;
 // cluster's CTAs are blockIdx.x 2u and 2u + 1), the sequence runs over the plain grid with its
 // cluster axis rounded up to even, so that positions 2u and 2u + 1 are neighbours along that
 // axis: a cluster's CTAs run neighbouring tiles (where the count along the axis is odd, the
-// last one's second CTA runs a tile past the partition's end: padding in, nothing out).
+// last one's second CTA runs a tile past the partition's end: padding in, nothing out). The
+// launch sizes the grid by the same count (clusters_along).
+__host__ __device__ inline unsigned clusters_along(unsigned ctas, unsigned cluster) {
+  return (ctas + cluster - 1) / cluster;
+}
+
 __device__ inline unsigned persistent_ctas() {
   const cta_context& c = context();
   unsigned n[3] = {unsigned(c.ctas[0]), unsigned(c.ctas[1]), unsigned(c.ctas[2])};
-  if (c.cluster == 2) n[c.cluster_axis] = (n[c.cluster_axis] + 1) / 2 * 2;
+  if (c.cluster == 2) n[c.cluster_axis] = clusters_along(n[c.cluster_axis], 2) * 2;
   return n[0] * n[1] * n[2];
 }
 
@@ -78,7 +83,7 @@ __device__ inline void persistent_cta(unsigned v, int (&cta)[3]) {
   unsigned n[3] = {unsigned(c.ctas[0]), unsigned(c.ctas[1]), unsigned(c.ctas[2])};
   const bool pairs = c.cluster == 2;
   const unsigned rank = pairs ? v % 2 : 0;
-  if (pairs) n[c.cluster_axis] = (n[c.cluster_axis] + 1) / 2, v /= 2;
+  if (pairs) n[c.cluster_axis] = clusters_along(n[c.cluster_axis], 2), v /= 2;
   const int along = c.axis, next = along == 2 ? 1 : 2, outer = 3 - along - next;
   const unsigned n_along = n[along], n_next = n[next], plane = n_along * n_next;
   const unsigned o = v / plane, r = v % plane, band = persistent_group * n_next;
@@ -133,6 +138,12 @@ __device__ inline T shfl_idx(T x, int src, int width) {
 template <class T>
 __device__ inline T shfl_up(T x, int delta, int width) {
   return shuffle_words(x, [=](unsigned u) { return __shfl_up_sync(0xffffffffu, u, delta, width); });
+}
+
+// Value from the lane `delta` above within the warp (own value at the top).
+template <class T>
+__device__ inline T shfl_down(T x, int delta) {
+  return shuffle_words(x, [=](unsigned u) { return __shfl_down_sync(0xffffffffu, u, delta); });
 }
 
 }  // namespace ct::backend::cuda

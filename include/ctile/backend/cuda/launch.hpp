@@ -133,20 +133,11 @@ void describe_for_tma(sm90::tma_operand& o, const ct::in<T, R>& v) {
   o.base = v.data;
   o.extent[0] = 1;
   for (int a = 0; a < R; ++a) o.extent[3 - R + a] = v.g.extent[a], o.stride[3 - R + a] = v.g.stride[a];
-  ct::detail::tma_box box;
-  box.base = v.data;
-  box.element_bytes = 2;
-  box.type = std::is_same_v<T, bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  box.batches = o.extent[0], box.rows = o.extent[1], box.cols = o.extent[2];
-  box.row_stride = o.stride[1];
-  box.batch_stride = o.extent[0] > 1 ? o.stride[0] : o.extent[1] * o.stride[1];
-  box.box_rows = box.box_cols = sm90::tma_box_extent;
-  constexpr index_t coordinate_limit = index_t(1) << 31;  // box coordinates are signed 32-bit
-  const bool fits = o.stride[2] == 1 && o.stride[1] > 0 && (o.extent[0] == 1 || o.stride[0] > 0) &&
-                    o.extent[0] < coordinate_limit && o.extent[1] < coordinate_limit && o.extent[2] < coordinate_limit;
-  if (!fits || !ct::detail::tma_problem(box).empty()) return;  // staged by threads instead
+  const auto box =
+      ct::detail::tma_box_for_operand(v.data, std::is_same_v<T, bf16>, o.extent, o.stride, sm90::tma_box_extent);
+  if (!box) return;  // staged by threads instead
   try {
-    o.map = ct::detail::encode_tma(box);
+    o.map = ct::detail::encode_tma(*box);
     o.usable = 1;
   } catch (const ct::error&) {
     // A driver without TMA encoding: the fold stages this input by threads, same result.
@@ -276,7 +267,7 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
       // Persistent: one CTA an SM at most (with clusters, as many pairs as fit at once), each
       // running its share of the plain grid's CTAs (persistent_cta).
       const unsigned per_cluster = launch.numAttrs > 0 ? unsigned(co.cluster) : 1u;
-      if (per_cluster > 1) g[co.cluster_axis] = (g[co.cluster_axis] + per_cluster - 1) / per_cluster * per_cluster;
+      g[co.cluster_axis] = clusters_along(g[co.cluster_axis], per_cluster) * per_cluster;  // as persistent_ctas
       const std::uint64_t total = std::uint64_t(g[0]) * g[1] * g[2];
       if (total >= (std::uint64_t(1) << 31))
         throw ct::error("launch of kernel '" + name + "': " + std::to_string(total) +
