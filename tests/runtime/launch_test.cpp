@@ -168,6 +168,30 @@ TEST(launch_devices, default_device_follows_the_compiler) {
   EXPECT_EQ(c.dev(), ct::default_device());
 }
 
+#if defined(__CUDACC__)
+// Which launches may run a kernel's aligned build (CTILE_ALIGNED_VARIANTS): the entry tells the
+// compiler what rows_aligned checks, so a view it passes wrongly would be undefined behaviour.
+TEST(launch_devices, aligned_builds_run_only_where_every_row_is_aligned) {
+  using ct::backend::cuda::rows_aligned;
+  const ct::device cpu = ct::device::cpu();
+  const auto in = [](const ct::tensor<ct::bf16>& t) {
+    if (t.rank() == 1) return rows_aligned(ct::in<ct::bf16, 1>{t.data(), ct::detail::global_of<1>(t)});
+    return rows_aligned(ct::in<ct::bf16, 2>{t.data(), ct::detail::global_of<2>(t)});
+  };
+  const auto square = ct::zeros<ct::bf16>({4, 8192}, cpu), ragged = ct::zeros<ct::bf16>({4, 8191}, cpu);
+  EXPECT_TRUE(in(square));
+  EXPECT_FALSE(in(ragged)) << "rows 16382 bytes apart";
+  EXPECT_FALSE(in(square.slice(1, 1, 4097))) << "rows starting 2 bytes into a block";
+  EXPECT_TRUE(in(square.slice(1, 8, 4104))) << "rows starting a block in";
+  EXPECT_FALSE(in(square.transpose())) << "columns not contiguous";
+  EXPECT_TRUE(in(ragged.reshape({-1}))) << "a flat view has no rows to promise anything about";
+  auto out = ct::zeros<float>({6, 1028}, cpu);
+  EXPECT_TRUE(rows_aligned(ct::out<float, ct::shape<2, 256>>{out.data(), ct::detail::global_of<2>(out)}, 1.5f));
+  auto odd = ct::zeros<float>({6, 1029}, cpu);
+  EXPECT_FALSE(rows_aligned(ct::out<float, ct::shape<2, 256>>{odd.data(), ct::detail::global_of<2>(odd)}, 1.5f));
+}
+#endif
+
 #if !defined(__CUDACC__)
 // A kernel compiled by the host compiler has no GPU code: the launch says so instead of failing.
 TEST(launch_devices, host_compiled_kernel_cannot_run_on_a_gpu) {

@@ -50,6 +50,14 @@
 #define CTILE_WARP_ROWS 0
 #endif
 
+// A second build of every plain kernel (no ct::pipelined, no co-scheduling) for launches whose
+// tensors' rows are all 16-byte aligned (backend/cuda/launch.hpp, kernel_entry_aligned_rows), so
+// that those do not pay for the code that handles rows off the boundary. Off by default until
+// measured on a GPU; it doubles such kernels' device code.
+#ifndef CTILE_ALIGNED_VARIANTS
+#define CTILE_ALIGNED_VARIANTS 0
+#endif
+
 namespace ct::config {
 
 // Threads that execute one tile block. The CPU backend runs a block on one host thread, so
@@ -67,6 +75,7 @@ inline constexpr int arena_bytes = CTILE_ARENA_BYTES;
 
 inline constexpr bool straddle_rows = CTILE_STRADDLE_ROWS != 0;
 inline constexpr bool warp_rows = straddle_rows && CTILE_WARP_ROWS != 0;
+inline constexpr bool aligned_variants = CTILE_ALIGNED_VARIANTS != 0;
 
 static_assert((CTILE_BLOCK_WARPS & (CTILE_BLOCK_WARPS - 1)) == 0 && CTILE_BLOCK_WARPS <= 32,
               "CTILE_BLOCK_WARPS must be a power of two between 1 and 32");

@@ -34,6 +34,52 @@ __global__ void __launch_bounds__(config::gpu_block_threads) kernel_entry(K kern
   kernel(views...);
 }
 
+// A kernel argument that is a tensor view (ct::in, ct::out, ...), and one with rows: rank 2 or more.
+template <class X>
+concept tensor_view = requires(const X& v) {
+  v.data;
+  v.g;
+  X::rank;
+};
+template <class X>
+constexpr bool has_rows() {
+  if constexpr (tensor_view<X>) return X::rank >= 2;
+  else return false;
+}
+
+// Calls check(c) with each condition under which a kernel argument's rows are 16-byte aligned:
+// a view with rows whose last stride is 1 and whose first element and other strides lie on 16
+// bytes. Scalars and views of rank 1 (whose loads find their tiles aligned on their own) have none.
+template <class X, class Check>
+__host__ __device__ void row_alignment_conditions(const X& v, Check check) {
+  if constexpr (has_rows<X>()) {
+    constexpr int R = X::rank;
+    constexpr index_t per_16_bytes = sizeof(*v.data) >= 16 ? 1 : index_t(16 / sizeof(*v.data));
+    check(v.g.stride[R - 1] == 1);
+    check(reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0);
+    for (int i = 0; i < R - 1; ++i) check(v.g.stride[i] % per_16_bytes == 0);
+  }
+}
+
+template <class... V>
+bool rows_aligned(const V&... views) {
+  bool all = true;
+  (row_alignment_conditions(views, [&](bool c) { all = all && c; }), ...);
+  return all;
+}
+
+// kernel_entry for a launch whose every argument's rows are 16-byte aligned (rows_aligned; the
+// launch checks, CTILE_ALIGNED_VARIANTS): told so, the compiler folds the tiles' alignment tests
+// and drops the code for rows off a 16-byte boundary (backend/memory.hpp), which otherwise costs
+// aligned launches registers and scheduling.
+template <class K, class... V>
+__global__ void __launch_bounds__(config::gpu_block_threads) kernel_entry_aligned_rows(K kernel, V... views) {
+  __builtin_assume(blockDim.y == 1);
+  __builtin_assume(threadIdx.y == 0);
+  (row_alignment_conditions(views, [](bool c) { __builtin_assume(c); }), ...);
+  kernel(views...);
+}
+
 // A kernel with a ct::pipelined loop (it declares shared_bytes): also the TMA maps of its
 // inputs (backend/sm90/tma_table.hpp), published before any tile code runs.
 template <class K, class Table, class... V>
@@ -224,7 +270,10 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
   cudaError_t err = cudaSuccess;  // what a launch API returned; a <<<>>> launch reports through cudaGetLastError
   if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
-    kernel_entry<K, V...><<<g, config::gpu_block_threads, 0, cs>>>(kernel, views...);
+    auto entry = kernel_entry<K, V...>;
+    if constexpr (config::aligned_variants && (has_rows<V>() || ...))  // compiled only then
+      if (rows_aligned(views...)) entry = kernel_entry_aligned_rows<K, V...>;
+    entry<<<g, config::gpu_block_threads, 0, cs>>>(kernel, views...);
   } else if constexpr (co.blocks == 1) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
     const auto tma = tma_table_for(s, views...);
