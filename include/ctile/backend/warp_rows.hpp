@@ -15,9 +15,11 @@
 // aligned), except, past a tensor that ends off a 16-byte boundary, the last block's tail: the
 // caller keeps that block's tiles off this path (load_tile). A byte is written only where the
 // tile holds an element of the tensor. The layout of bytes is worked out by plain functions,
-// which the host tests drive over a simulated warp (tests/core/warp_rows_test.cpp).
+// which the host tests drive over a simulated warp (tests/backend/warp_rows_test.cpp).
 #pragma once
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "ctile/backend/straddle.hpp"
 
