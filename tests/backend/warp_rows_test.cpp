@@ -135,7 +135,14 @@ void check_store(const warp_case& c) {
       EXPECT_EQ(0u, b.end % c.size) << "lane " << t << " writes part of an element";
       for (std::uintptr_t a = block + b.begin; a < block + b.end; ++a)
         EXPECT_TRUE(written.insert(a).second) << "lane " << t << " writes a byte a second time";
-      ct::backend::detail::store_block_bytes<1>(reinterpret_cast<unsigned char*>(block), d, b);
+      auto* at = reinterpret_cast<unsigned char*>(block);
+      using ct::backend::detail::store_block_bytes;
+      switch (c.size) {  // element by element, as the GPU writes partial blocks
+        case 1: store_block_bytes<1>(at, d, b); break;
+        case 2: store_block_bytes<2>(at, d, b); break;
+        case 4: store_block_bytes<4>(at, d, b); break;
+        default: store_block_bytes<8>(at, d, b); break;
+      }
     };
     // shfl_up gives lane 0 its own chunk.
     store(w.block, w.block_from(x[t > 0 ? t - 1 : 0], x[t]), w.write);

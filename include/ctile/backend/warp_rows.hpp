@@ -96,7 +96,8 @@ struct warp_row_chunk {
 };
 
 // Writes bytes [b.begin, b.end) of d at the aligned block `block`, one element (of Size bytes)
-// at a time unless the whole block is written. The range starts and ends on element boundaries.
+// at a time unless the whole block is written (on the GPU one 16-byte store). The range starts
+// and ends on element boundaries.
 template <int Size>
 CT_HD inline void store_block_bytes(unsigned char* block, const chunk16& d, block_bytes b) {
   static_assert(Size == 1 || Size == 2 || Size == 4 || Size == 8, "store_block_bytes: elements of 1, 2, 4 or 8 bytes");
@@ -105,6 +106,7 @@ CT_HD inline void store_block_bytes(unsigned char* block, const chunk16& d, bloc
     *reinterpret_cast<uint4*>(block) = make_uint4(d.word[0], d.word[1], d.word[2], d.word[3]);
     return;
   }
+#endif
   using word_t = std::conditional_t<Size == 1, unsigned char,
                                     std::conditional_t<Size == 2, unsigned short,
                                                        std::conditional_t<Size == 4, unsigned, unsigned long long>>>;
@@ -116,9 +118,6 @@ CT_HD inline void store_block_bytes(unsigned char* block, const chunk16& d, bloc
       *reinterpret_cast<word_t*>(block + e * Size) = x;
     }
   }
-#else
-  if (b.any()) std::memcpy(block + b.begin, reinterpret_cast<const unsigned char*>(d.word) + b.begin, b.end - b.begin);
-#endif
 }
 
 }  // namespace ct::backend::detail

@@ -110,10 +110,11 @@ using gemm_short_m = gemm_config<16, 64, 64>;
 inline bool gemm_use_short_m(index_t m) { return m <= 16; }
 
 // Whether TMA can describe a 16-bit operand [B, R, C] (contiguous rows, a 16-byte aligned start,
-// row stride and batch stride, ...): by the rules the launch encodes its maps by
-// (ct::detail::tma_box_for_operand), so the choice and the launch agree. Clusters pay only then: each CTA's producer loads half
-// of the shared A tiles into both by TMA multicast; operands staged by threads ran slower in
-// clusters than without (0.35 against 0.44 of cuBLAS at 4095 x 4097 x 4093).
+// row stride and batch stride, ...), by the rules the launch encodes its maps by
+// (ct::detail::tma_box_for_operand), so that the choice and the launch agree. Clusters pay only
+// then: each CTA's producer loads half of the shared A tiles into both by TMA multicast;
+// operands staged by threads ran slower in clusters than without (0.35 against 0.44 of cuBLAS
+// at 4095 x 4097 x 4093).
 template <class T>
 bool gemm_tma_describes(const ct::tensor<T>& x) {
   const index_t extent[3] = {x.extent(0), x.extent(1), x.extent(2)}, stride[3] = {x.stride(0), x.stride(1), x.stride(2)};
