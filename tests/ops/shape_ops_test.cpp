@@ -1,12 +1,12 @@
 // Shape and creation ops on tiles: ct::reshape, ct::transpose / ct::permute (rank 2 and 3),
-// ct::expand_dims, ct::broadcast_to, ct::cat along each axis, ct::extract and ct::insert at
-// run-time indices, ct::pack_to_bytes / ct::unpack_from_bytes, and ct::arange, ct::full
-// (including the 0-d tile that stands for cuTile's astile of a scalar), ct::zeros, ct::ones and
-// ct::static_for. Each block transforms the zero-padded tile of a ragged tensor; the host model
-// applies the same transformation to the same padded tile, and the results must match bit for
-// bit (data movement). Types of each size (1, 2, 4, 8 bytes) and tiles from 2x2 (replicated
-// over the GPU's threads) to 64x128 (larger than the shared-memory arena, so exchanges run in
-// several rounds).
+// ct::expand_dims, ct::broadcast_to, ct::cat along each axis, ct::extract (of blocks and of row
+// bands) and ct::insert at run-time indices, ct::pack_to_bytes / ct::unpack_from_bytes, and
+// ct::arange, ct::full (including the 0-d tile that stands for cuTile's astile of a scalar),
+// ct::zeros, ct::ones and ct::static_for. Each block transforms the zero-padded tile of a ragged
+// tensor; the host model applies the same transformation to the same padded tile, and the
+// results must match bit for bit (data movement). Types of each size (1, 2, 4, 8 bytes) and
+// tiles from 2x2 (replicated over the GPU's threads) to 64x128 (larger than the shared-memory
+// arena, so exchanges run in several rounds).
 #include <map>
 
 #include "ops/ops_util.hpp"
@@ -23,7 +23,7 @@ struct shape_ops {
   CT_TILE void operator()(ct::out<T, ct::shape<BN, BM>> reshaped, ct::out<T, ct::shape<BN, BM>> transposed,
                           ct::out<T, ct::shape<1, BM, BN>> expanded, ct::out<T, S> first_row,
                           ct::out<T, ct::shape<2 * BM, BN>> cat0, ct::out<T, ct::shape<BM, 2 * BN>> cat1,
-                          ct::out<T, half> extracted, ct::out<T, S> inserted,
+                          ct::out<T, half> extracted, ct::out<T, S> inserted, ct::out<T, S> banded,
                           ct::out<std::uint8_t, ct::shape<1, bytes>> packed, ct::out<T, S> unpacked,
                           ct::out<std::int32_t, S> made, ct::in<T, 2> x, ct::in<T, 2> y) const {
     const auto i = ct::bid(0), j = ct::bid(1);
@@ -36,6 +36,13 @@ struct shape_ops {
     cat1.store(ct::cat(t, u, ct::axis<1>));
     extracted.store(ct::extract(t, half{}, i % 2, j % 2));
     inserted.store(ct::insert(t, ct::extract(u, half{}, 1, 0), 0, 1));
+    // Whole rows in two bands (a run of each thread's slots where the layout allows: no data
+    // moves), swapped in odd block rows, stored band by band.
+    const auto halves = banded.subtiles(ct::shape<BM / 2, BN>{});
+    ct::static_for<2>([&](auto k) {
+      constexpr int band = decltype(k)::value;
+      halves.store({{band, 0}}, ct::extract(t, ct::shape<BM / 2, BN>{}, (band + i) % 2, 0));
+    });
     const auto p = ct::pack_to_bytes(t);
     packed.store(ct::reshape(p, ct::shape<1, bytes>{}));
     unpacked.store(ct::reshape(ct::unpack_from_bytes<T>(p), S{}));
@@ -150,6 +157,7 @@ void check_shape_ops(const ct::device& dev, const ct::extents_t& extents) {
   auto expanded = poisoned<T>(sized(grid3, {1, BM, BN}), dev), first_row = poisoned<T>(sized(grid, {BM, BN}), dev);
   auto cat0 = poisoned<T>(sized(grid, {2 * BM, BN}), dev), cat1 = poisoned<T>(sized(grid, {BM, 2 * BN}), dev);
   auto extracted = poisoned<T>(sized(grid, {BM / 2, BN / 2}), dev), inserted = poisoned<T>(sized(grid, {BM, BN}), dev);
+  auto banded = poisoned<T>(sized(grid, {BM, BN}), dev);
   auto packed = ct::full<std::uint8_t>(sized(grid, {1, bytes}), 0xa5, dev);
   auto unpacked = poisoned<T>(sized(grid, {BM, BN}), dev);
   auto made = poisoned<std::int32_t>(sized(grid, {BM, BN}), dev);
@@ -157,6 +165,7 @@ void check_shape_ops(const ct::device& dev, const ct::extents_t& extents) {
              expanded.partition(ct::shape<1, BM, BN>{}), first_row.partition(ct::shape<BM, BN>{}),
              cat0.partition(ct::shape<2 * BM, BN>{}), cat1.partition(ct::shape<BM, 2 * BN>{}),
              extracted.partition(ct::shape<BM / 2, BN / 2>{}), inserted.partition(ct::shape<BM, BN>{}),
+             banded.partition(ct::shape<BM, BN>{}),
              packed.partition(ct::shape<1, bytes>{}), unpacked.partition(ct::shape<BM, BN>{}),
              made.partition(ct::shape<BM, BN>{}), x, y)
       .wait();
@@ -198,6 +207,12 @@ void check_shape_ops(const ct::device& dev, const ct::extents_t& extents) {
       return inside ? u(b).at({BM / 2 + c[0], c[1] - BN / 2}) : t(b).at(c);
     });
   }, "insert at (0, 1)");
+  expect(banded, grid, {BM, BN}, [&](pos b) {
+    return tile::make({BM, BN}, [&](pos c) {
+      const int band = (c[0] / (BM / 2) + b[0]) % 2;
+      return t(b).at({band * BM / 2 + c[0] % (BM / 2), c[1]});
+    });
+  }, "row bands extracted at (band + i) % 2 and stored by out::subtiles");
   expect(packed, grid, {1, bytes}, [&](pos b) {
     const auto v = t(b).v;
     host_tile<std::uint8_t> r{{1, bytes}, std::vector<std::uint8_t>(std::size_t(bytes))};

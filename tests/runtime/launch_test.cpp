@@ -2,6 +2,9 @@
 // kernel and the argument: ranks, empty tensors, partitions that imply different grids, grids
 // over the device limit, tensors on another device; and that an empty grid runs nothing. Also
 // ct::co_schedule on the GPU: tile blocks sharing a CTA, and CTAs forming clusters on Hopper.
+#include <array>
+#include <map>
+
 #include "01_vector_add/vector_add.hpp"
 #include "common/test_kernels.hpp"
 #include "common/test_util.hpp"
@@ -189,6 +192,62 @@ TEST(launch_devices, aligned_builds_run_only_where_every_row_is_aligned) {
   EXPECT_TRUE(rows_aligned(ct::out<float, ct::shape<2, 256>>{out.data(), ct::detail::global_of<2>(out)}, 1.5f));
   auto odd = ct::zeros<float>({6, 1029}, cpu);
   EXPECT_FALSE(rows_aligned(ct::out<float, ct::shape<2, 256>>{odd.data(), ct::detail::global_of<2>(odd)}, 1.5f));
+}
+
+// The persistent grid's order (a producer warpgroup's kernels, the GEMM): over a plain grid of
+// CTAs, with and without clusters of two, every CTA of the grid runs exactly once; a cluster's
+// two positions (2u, 2u + 1) are neighbours along the cluster axis, the first at an even index;
+// only a cluster axis of odd count adds CTAs, one past its end, and only as a cluster's second.
+// The first CTAs of the sequence go along the co-scheduled axis in groups (persistent_group).
+TEST(launch_devices, persistent_order_runs_every_cta_once_and_pairs_neighbours) {
+  using ct::backend::cuda::persistent_ctas;
+  using ct::backend::cuda::persistent_order;
+  struct grid {
+    int ctas[3];
+    int axis, cluster_axis;
+  };
+  const grid grids[] = {{{1, 16, 32}, 1, 2}, {{1, 33, 17}, 1, 2}, {{3, 5, 9}, 1, 2}, {{2, 7, 1}, 1, 2},
+                        {{4, 3, 5}, 2, 1}, {{1, 1, 1}, 1, 2}, {{5, 11, 2}, 1, 0}};
+  for (const grid& g : grids)
+    for (int cluster : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << "grid " << g.ctas[0] << " x " << g.ctas[1] << " x " << g.ctas[2] << ", axis "
+                                        << g.axis << ", cluster " << cluster << " along " << g.cluster_axis);
+      const unsigned total = persistent_ctas(g.ctas, g.cluster_axis, cluster);
+      std::map<std::array<int, 3>, int> runs;
+      int past_end = 0;
+      for (unsigned v = 0; v < total; ++v) {
+        int cta[3];
+        persistent_order(v, g.ctas, g.axis, g.cluster_axis, cluster, cta);
+        bool inside = true;
+        for (int i = 0; i < 3; ++i) inside = inside && cta[i] >= 0 && cta[i] < g.ctas[i];
+        if (!inside) {
+          ++past_end;
+          EXPECT_EQ(cluster, 2) << "position " << v << " is outside the grid without clusters";
+          EXPECT_EQ(v % 2, 1u) << "position " << v << ": only a cluster's second CTA may be past the end";
+          EXPECT_EQ(cta[g.cluster_axis], g.ctas[g.cluster_axis]) << "position " << v;
+          continue;
+        }
+        ++runs[{cta[0], cta[1], cta[2]}];
+        if (cluster == 2) {
+          int peer[3];
+          persistent_order(v ^ 1u, g.ctas, g.axis, g.cluster_axis, cluster, peer);
+          for (int i = 0; i < 3; ++i)
+            if (i != g.cluster_axis) EXPECT_EQ(cta[i], peer[i]) << "positions " << v << " and " << (v ^ 1u) << ", axis " << i;
+          EXPECT_EQ(cta[g.cluster_axis], (cta[g.cluster_axis] & ~1) + int(v % 2)) << "position " << v;
+        }
+      }
+      const int n = g.ctas[0] * g.ctas[1] * g.ctas[2];
+      EXPECT_EQ(int(runs.size()), n) << "CTAs of the grid that ran";
+      for (const auto& [cta, count] : runs) EXPECT_EQ(count, 1) << cta[0] << ", " << cta[1] << ", " << cta[2];
+      EXPECT_EQ(past_end, cluster == 2 && g.ctas[g.cluster_axis] % 2 == 1 ? n / g.ctas[g.cluster_axis] : 0);
+      // Without clusters, position v < persistent_group walks the co-scheduled axis from 0.
+      if (cluster == 1)
+        for (unsigned v = 0; v < ct::backend::cuda::persistent_group && v < unsigned(g.ctas[g.axis]); ++v) {
+          int cta[3];
+          persistent_order(v, g.ctas, g.axis, g.cluster_axis, cluster, cta);
+          EXPECT_EQ(cta[g.axis], int(v)) << "position " << v;
+        }
+    }
 }
 #endif
 

@@ -151,6 +151,39 @@ CT_HD tile<T, S2, P2> broadcast_exchange(const tile<T, S, P>& x) {
   }
 }
 
+// Whether every sub-tile of shape S2 of x (shape S, plain blocked layout P) is a band of x's
+// slots: it spans a contiguous range of x's flat order (S2 is 1 before some axis a and equals S
+// after it), and its chunks fill whole rounds of the threads. Then each thread holds the
+// band's elements in a run of its own slots, in the same order as in layout P2 (blocked, with
+// P's chunk width): extracting the band moves nothing. (A GEMM's epilogue works on the rows of
+// its accumulator band by band this way.)
+template <class S2, class S, class P>
+constexpr bool band_is_local() {
+  if constexpr (!std::is_same_v<typename P::shape_type, S> || P::replicated || S2::rank != S::rank) {
+    return false;
+  } else {
+    int a = 0;  // S2's first axis of extent above 1 (its last if none)
+    while (a < S::rank - 1 && S2::dim(a) == 1) ++a;
+    if (S2::dim(a) > S::dim(a)) return false;
+    for (int i = a + 1; i < S::rank; ++i)
+      if (S2::dim(i) != S::dim(i)) return false;
+    return S2::size % (index_t(P::vec) * P::threads) == 0;
+  }
+}
+
+// The band of x (band_is_local) whose first element is x's flat element `first`, laid out by P2:
+// slot s is x's slot s + first / threads (with an index known at compile time, as in an
+// unrolled loop, a register copy).
+template <class S2, class P2, class T, class S, class P>
+CT_HD tile<T, S2, P2> band_of(const tile<T, S, P>& x, index_t first) {
+  static_assert(band_is_local<S2, S, P>() && P2::vec == P::vec && P2::threads == P::threads);
+  const int from = int(first / P::threads);
+  tile<T, S2, P2> r;
+  CT_UNROLL
+  for (int s = 0; s < P2::slots; ++s) r.v[s] = x.v[from + s];
+  return r;
+}
+
 // x with shape S2 (same element count), row-major order preserved.
 // (Free when both layouts deal the same chunks to the same threads: the flat order, vector
 // width and chunk count agree.)

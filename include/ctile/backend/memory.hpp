@@ -15,7 +15,9 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "ctile/backend/exchange.hpp"
 #include "ctile/backend/straddle.hpp"
 #include "ctile/backend/warp_rows.hpp"
 #include "ctile/tile/tile.hpp"
@@ -425,4 +427,54 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
   if constexpr (config::straddle_rows && bytes == 16) detail::reconverge();
 }
 
+
+// Whether tile layout P of shape S deals chunks of several 16-byte pieces: an f32 tile in the
+// 8-element chunks of a 16-bit tile's layout, as ct::pipelined returns a GEMM's accumulator.
+template <class T, class S, class P>
+constexpr bool wide_chunks() {
+  return std::is_same_v<P, blocked_layout<S, P::vec, P::threads>> && !P::replicated &&
+         P::vec * int(sizeof(T)) > 16 && P::vec * int(sizeof(T)) % 16 == 0;
+}
+
+// Stores x, whose layout has wide_chunks, as the tile at `origin`, a 16-byte piece of a chunk at
+// a time: one vector access where the piece lies in the tensor with its elements contiguous,
+// element by element otherwise; elements outside the tensor are dropped. (Moving x into the
+// natural layout first, 16-byte chunks, would take an exchange through shared memory.)
+template <class T, class S, class P, int R>
+CT_HD void store_wide_tile(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S, P>& x) {
+  static_assert(wide_chunks<T, S, P>());
+  constexpr int V = P::vec, piece = int(16 / sizeof(T));
+  const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
+  const int t = thread_index_here();  // as in store_tile
+  CT_UNROLL
+  for (int k = 0; k < P::chunks_per_thread; ++k) {
+    const auto p = place_chunk<S, R>(g, origin, slot_coord<S, P>(t, k * V));
+    CT_UNROLL
+    for (int q = 0; q < V; q += piece) {
+      T* dst = base + p.offset + q * s_last;
+      const T* src = &x.v[k * V + q];
+      const bool contiguous = p.row_inside && p.last + q >= 0 && p.last + q + piece <= n_last && s_last == 1;
+      if (contiguous && detail::aligned<16>(dst)) {
+        detail::store_vector<16>(dst, src);
+      } else if (config::straddle_rows && contiguous) {
+        detail::store_straddling<int(alignof(T))>(dst, src);
+      } else {
+        CT_UNROLL
+        for (int v = 0; v < piece; ++v) {
+          const index_t j = p.last + q + v;
+          if (p.row_inside && j >= 0 && j < n_last) dst[v * s_last] = src[v];
+        }
+      }
+    }
+  }
+  detail::reconverge();
+}
+
+// Stores x (any layout) as the tile at `origin`: in its own layout where that has wide_chunks,
+// else moved into the natural layout (free when it is in it already).
+template <class T, class S, int R, bool Checked = true, class P>
+CT_HD void store_laid_out(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S, P>& x) {
+  if constexpr (wide_chunks<T, S, P>()) store_wide_tile(base, g, origin, x);
+  else store_tile<T, S, R, Checked>(base, g, origin, relayout<natural_layout<T, S>>(x));
+}
 }  // namespace ct::backend

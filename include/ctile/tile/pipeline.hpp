@@ -379,10 +379,8 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
     // share its stage), so block 0's tile serves for it.
     coord<R> tiles[Blocks];
     CT_UNROLL
-    for (int b = 0; b < Blocks; ++b) {
-      for (int i = 0; i < R; ++i) tiles[b][i] = cta[i];
-      tiles[b][axis] = index_t(cta[axis]) * Blocks + b;
-    }
+    for (int b = 0; b < Blocks; ++b)
+      for (int i = 0; i < R; ++i) tiles[b][i] = i == axis ? index_t(cta[i]) * Blocks + b : cta[i];
     for (index_t k = 0; k < trips; ++k, ++j) {
       const std::uint32_t s = j % unsigned(S);
       // At CTA scope even for the peer's releases: what they release is read by wgmma before

@@ -166,13 +166,23 @@ CT_HD auto extract(const tile<T, S, P>& x, shape<D...>, I... index) {
   const index_t idx[S::rank] = {index_t(index)...};
   coord<S::rank> base;
   for (int i = 0; i < S::rank; ++i) base[i] = idx[i] * S2::dim(i);
-  return backend::exchange<S2, backend::natural_layout<T, S2>>(x, [base](const coord<S2::rank>& c2) {
-    coord<S::rank> c;
-    for (int i = 0; i < S::rank; ++i) c[i] = base[i] + c2[i];
-    for (int i = 0; i < S::rank; ++i)
-      if (c[i] < 0 || c[i] >= S::dim(i)) return index_t(-1);
-    return detail::flatten<S>(c);
-  });
+  if constexpr (backend::band_is_local<S2, S, P>()) {
+    // A band of each thread's slots: no data moves (with a constant index, or one an unrolled
+    // loop makes constant; else the slots are picked at run time).
+    using P2 = backend::blocked_layout<S2, P::vec, P::threads>;
+    bool inside = true;
+    for (int i = 0; i < S::rank; ++i) inside = inside && base[i] >= 0 && base[i] < S::dim(i);
+    if (!inside) return tile<T, S2, P2>{};
+    return backend::band_of<S2, P2>(x, detail::flatten<S>(base));
+  } else {
+    return backend::exchange<S2, backend::natural_layout<T, S2>>(x, [base](const coord<S2::rank>& c2) {
+      coord<S::rank> c;
+      for (int i = 0; i < S::rank; ++i) c[i] = base[i] + c2[i];
+      for (int i = 0; i < S::rank; ++i)
+        if (c[i] < 0 || c[i] >= S::dim(i)) return index_t(-1);
+      return detail::flatten<S>(c);
+    });
+  }
 }
 
 // x with the sub-tile at tile index (i, j, ...) (in units of value's shape) replaced by value.

@@ -33,7 +33,7 @@ CT_HD void store(const unsafe::global<T, R>& dst, const coord<R>& index, const t
   static_assert(S::rank == R, "ct::store: the tile's rank must equal the tensor's rank");
   coord<R> origin;
   for (int i = 0; i < R; ++i) origin[i] = index[i] * S::dim(i);
-  backend::store_tile<T, S, R>(dst.data, dst.g, origin, backend::relayout<backend::natural_layout<T, S>>(x));
+  backend::store_laid_out<T, S, R>(dst.data, dst.g, origin, x);
 }
 template <class T, int R, class U, class S, class P>
 CT_HD void store(const unsafe::global<T, R>&, const coord<R>&, const tile<U, S, P>&) {

@@ -219,8 +219,7 @@ struct out {
                   "it with ct::astype<T>(tile) first");
     static_assert(std::is_same_v<S2, S>,
                   "ct::out::store: the tile's shape differs from the output partition's tile shape");
-    backend::store_tile<T, S, S::rank>(data, g, origin(),
-                                       backend::relayout<backend::natural_layout<T, S>>(x));
+    backend::store_laid_out<T, S, S::rank>(data, g, origin(), x);
   }
   // This block's tile in sub-tiles of shape D, stored one at a time: see ct::out_subtiles.
   template <int... D>
@@ -231,7 +230,7 @@ struct out {
   CT_HD void store(const tile<U, S2, P>& x, unchecked_t) const {
     static_assert(std::is_same_v<U, T> && std::is_same_v<S2, S>,
                   "ct::out::store: the tile's element type or shape differs from the output's");
-    backend::store_tile<T, S, S::rank, false>(data, g, origin(), backend::relayout<backend::natural_layout<T, S>>(x));
+    backend::store_laid_out<T, S, S::rank, false>(data, g, origin(), x);
   }
 };
 
@@ -263,7 +262,7 @@ struct out_subtiles {
       if (index[i] < 0 || index[i] >= S::dim(i) / D::dim(i)) return;  // outside this block's tile
       origin[i] += index[i] * D::dim(i);
     }
-    backend::store_tile<T, D, S::rank>(whole.data, whole.g, origin, backend::relayout<backend::natural_layout<T, D>>(x));
+    backend::store_laid_out<T, D, S::rank>(whole.data, whole.g, origin, x);
   }
 };
 

@@ -72,6 +72,9 @@ template <class T, class TC, class Act, class Cfg, bool Tf32>
 struct gemm_tiles {
   static constexpr const char* name = "ct_kernels_gemm";
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
+  // Epilogue rows at a time: 32 of the tensor cores' 128; the SIMT tiles' whole 64 or 16 (their
+  // accumulators are small, and two bands of 32 made ptxas spill in a tf32 kernel).
+  static constexpr int Band = BM < 128 ? BM : 32;
   static constexpr std::size_t shared_bytes = Cfg::shared_bytes;  // the staged operand ring, if any
   static constexpr ct::co_schedule co_schedule = Cfg::co_schedule;
   CT_TILE void operator()(ct::out<TC, ct::shape<1, BM, BN>> c, ct::in<T, 3> a, ct::in<T, 3> b,
@@ -84,10 +87,19 @@ struct gemm_tiles {
                                      if constexpr (Tf32) return ct::mma(ct::astype<ct::tf32>(sa), ct::astype<ct::tf32>(sb), acc);
                                      else return ct::mma(sa, sb, acc);
                                    });
-    auto y = acc * alpha;
-    if (beta != 0.0f) y = y + ct::astype<float>(residual.load_like(c)) * beta;
-    if (has_bias) y = y + ct::astype<float>(bias.tiled(ct::shape<1, 1, BN>{}).load(0, 0, t[2]));
-    c.store(ct::astype<TC>(Act{}(y)));
+    // The epilogue in bands of rows: a band's residual tile and addresses are live beside the
+    // accumulator one band at a time (a whole residual tile beside it spilled registers), and a
+    // band of the accumulator is a run of each thread's registers (ct::extract moves nothing).
+    using band = ct::shape<1, Band, BN>;
+    const auto bands = c.subtiles(band{});
+    const auto residual_bands = residual.tiled(band{});
+    CT_UNROLL
+    for (int i = 0; i < BM / Band; ++i) {
+      auto y = ct::extract(acc, band{}, 0, i, 0) * alpha;
+      if (beta != 0.0f) y = y + ct::astype<float>(residual_bands.load(t[0], t[1] * (BM / Band) + i, t[2])) * beta;
+      if (has_bias) y = y + ct::astype<float>(bias.tiled(ct::shape<1, 1, BN>{}).load(0, 0, t[2]));
+      bands.store({{0, i, 0}}, ct::astype<TC>(Act{}(y)));
+    }
   }
 };
 

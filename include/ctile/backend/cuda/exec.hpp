@@ -66,33 +66,50 @@ __host__ __device__ inline unsigned clusters_along(unsigned ctas, unsigned clust
   return (ctas + cluster - 1) / cluster;
 }
 
+// The CTAs of a persistent grid's sequence over a plain grid of `ctas` (clusters of `cluster`
+// along `cluster_axis`: that axis rounded up to whole clusters).
+__host__ __device__ inline unsigned persistent_ctas(const int (&ctas)[3], int cluster_axis, int cluster) {
+  unsigned total = 1;
+  for (int i = 0; i < 3; ++i)
+    total *= i == cluster_axis && cluster == 2 ? clusters_along(unsigned(ctas[i]), 2) * 2 : unsigned(ctas[i]);
+  return total;
+}
 __device__ inline unsigned persistent_ctas() {
   const cta_context& c = context();
-  unsigned n[3] = {unsigned(c.ctas[0]), unsigned(c.ctas[1]), unsigned(c.ctas[2])};
-  if (c.cluster == 2) n[c.cluster_axis] = clusters_along(n[c.cluster_axis], 2) * 2;
-  return n[0] * n[1] * n[2];
+  return persistent_ctas(c.ctas, c.cluster_axis, c.cluster);
 }
 
 // The persistent grid's order: the CTA that position v of the sequence runs, as coordinates in
-// the plain grid. Along `axis` (the co-scheduled one) in groups of persistent_group, then along the
-// next axis (2, or 1 when `axis` is 2), then the remaining one: CTAs that run at the same time
-// cover a few rows of A and a few columns of B of a GEMM, which stay in L2. With clusters, the
-// same order over pairs of CTAs along the cluster axis.
-__device__ inline void persistent_cta(unsigned v, int (&cta)[3]) {
-  const cta_context& c = context();
-  unsigned n[3] = {unsigned(c.ctas[0]), unsigned(c.ctas[1]), unsigned(c.ctas[2])};
-  const bool pairs = c.cluster == 2;
+// the plain grid of `ctas`. Along `axis` (the co-scheduled one) in groups of persistent_group,
+// then along the next axis (2, or 1 when `axis` is 2), then the remaining one: CTAs that run at
+// the same time cover a few rows of A and a few columns of B of a GEMM, which stay in L2. With
+// clusters of two, the same order over pairs of CTAs along `cluster_axis`.
+// The axes are run-time values, so the three-element arrays are only indexed by the unrolled
+// loops' constants: an index known only at run time puts an array in local memory.
+__host__ __device__ inline void persistent_order(unsigned v, const int (&ctas)[3], int axis, int cluster_axis,
+                                                 int cluster, int (&cta)[3]) {
+  const bool pairs = cluster == 2;
   const unsigned rank = pairs ? v % 2 : 0;
-  if (pairs) n[c.cluster_axis] = clusters_along(n[c.cluster_axis], 2), v /= 2;
-  const int along = c.axis, next = along == 2 ? 1 : 2, outer = 3 - along - next;
-  const unsigned n_along = n[along], n_next = n[next], plane = n_along * n_next;
+  if (pairs) v /= 2;
+  const int next = axis == 2 ? 1 : 2;
+  unsigned n_along = 0, n_next = 0;
+  for (int i = 0; i < 3; ++i) {
+    const unsigned n = pairs && i == cluster_axis ? clusters_along(unsigned(ctas[i]), 2) : unsigned(ctas[i]);
+    if (i == axis) n_along = n;
+    if (i == next) n_next = n;
+  }
+  const unsigned plane = n_along * n_next;
   const unsigned o = v / plane, r = v % plane, band = persistent_group * n_next;
   const unsigned first = r / band * persistent_group, in_band = r % band;
   const unsigned width = n_along - first < persistent_group ? n_along - first : persistent_group;
-  cta[outer] = int(o);
-  cta[along] = int(first + in_band % width);
-  cta[next] = int(in_band / width);
-  if (pairs) cta[c.cluster_axis] = 2 * cta[c.cluster_axis] + int(rank);
+  for (int i = 0; i < 3; ++i) {
+    const unsigned at = i == axis ? first + in_band % width : i == next ? in_band / width : o;
+    cta[i] = int(pairs && i == cluster_axis ? 2 * at + rank : at);
+  }
+}
+__device__ inline void persistent_cta(unsigned v, int (&cta)[3]) {
+  const cta_context& c = context();
+  persistent_order(v, c.ctas, c.axis, c.cluster_axis, c.cluster, cta);
 }
 
 // Ends this thread: a producer warpgroup once its loads are issued. Its registers were given

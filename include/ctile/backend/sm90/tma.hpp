@@ -103,24 +103,18 @@ __device__ inline unsigned peer_shared_u32(const unsigned* p, unsigned cta) {
 // wgmmas have read a stage (done once wgmma.wait_group returns); a release costs a fence of
 // the GPU's memory (MEMBAR.ALL.GPU).
 __device__ inline void mbarrier_arrive_peer(std::uint64_t* bar, unsigned cta, bool ordered = true) {
-  if (ordered)
-    asm volatile(
-        "{\n"
-        ".reg .b32 remote;\n"
-        "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
-        "}\n" ::"r"(smem_address(bar)),
-        "r"(cta)
-        : "memory");
-  else
-    asm volatile(
-        "{\n"
-        ".reg .b32 remote;\n"
-        "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [remote];\n"
-        "}\n" ::"r"(smem_address(bar)),
-        "r"(cta)
-        : "memory");
+  // The two differ only in the arrival's semantics, which must be spelled in the instruction.
+#define CT_ARRIVE_PEER(SEM)                                                          \
+  asm volatile("{\n"                                                                 \
+               ".reg .b32 remote;\n"                                                 \
+               "mapa.shared::cluster.u32 remote, %0, %1;\n"                          \
+               "mbarrier.arrive." SEM ".cluster.shared::cluster.b64 _, [remote];\n" \
+               "}\n" ::"r"(smem_address(bar)),                                       \
+               "r"(cta)                                                              \
+               : "memory")
+  if (ordered) CT_ARRIVE_PEER("release");
+  else CT_ARRIVE_PEER("relaxed");
+#undef CT_ARRIVE_PEER
 }
 // tma_load_3d into every CTA of the cluster named by bit mask `ctas`: the box lands at `dst`'s
 // offset in each one's shared memory and completes on the barrier at `bar`'s offset there.
