@@ -61,6 +61,20 @@ constexpr std::size_t kernel_shared_bytes() {
   else return 0;
 }
 
+// The CTAs of K a GPU SM should hold at once (cuTile's `occupancy` kernel hint): K::occupancy
+// when declared, which caps the kernel's registers so that that many fit (the GPU entry's
+// __launch_bounds__); else 0, no hint. The CPU backend ignores it.
+template <class K>
+constexpr int kernel_occupancy() {
+  if constexpr (requires { K::occupancy; }) {
+    static_assert(K::occupancy >= 1 && K::occupancy <= 32,
+                  "ct::launch: a kernel's occupancy (CTAs per SM) must be 1 to 32, as in cuTile");
+    return int(K::occupancy);
+  } else {
+    return 0;
+  }
+}
+
 // How a GPU launch of K places tile blocks on CTAs: K::co_schedule when declared, else one each.
 template <class K>
 constexpr ct::co_schedule kernel_co_schedule() {

@@ -379,6 +379,7 @@ namespace detail {
 template <class K, class... A>
 pending launch_checked(const stream& s, const grid_t* g, const K& kernel, const A&... args) {
   static_assert(check_kernel_type<K>());
+  static_assert(kernel_occupancy<K>() >= 0);  // checks the hint on every backend
   static_assert(check_launch_arity<K, A...>());
   using Params = kernel_params<K>;
   return launch_impl<K, Params>(s, g, kernel, std::index_sequence_for<A...>{}, args...);

@@ -42,8 +42,22 @@ CT_HD auto normalize(const X& t, const ct::in<T, 1>& w, const ct::in<T, 1>& b, i
   }
 }
 
+// A CTA normalises one row of up to 8192 columns, loaded whole, then reduced across the CTA
+// (once for rms norm, twice for layer norm) while none of its loads are in flight: the bytes in
+// flight per SM come from how many CTAs it holds. 16-bit layer norm asks for four (cuTile's
+// `occupancy` hint: 128 registers; it took 130-132, so three fitted, where rms norm's 124-128
+// let four: bench/results/2026-12-04-bandwidth-e.md, 0.58 of the copy ceiling against 0.90).
+// f32 rows (32 KiB) spill at 128 registers, and other kernels keep their build as measured.
+template <class T, class Kind, int BM>
+struct norm_occupancy {};
+template <class T, class Kind, int BM>
+  requires(BM == 1 && sizeof(T) == 2 && std::is_same_v<Kind, layer_norm_t>)
+struct norm_occupancy<T, Kind, BM> {
+  static constexpr int occupancy = 4;
+};
+
 template <class T, class Kind, int BM, int BN>
-struct norm_map {
+struct norm_map : norm_occupancy<T, Kind, BM> {
   static constexpr const char* name = "ct_kernels_norm";
   CT_TILE void operator()(ct::out<T, ct::shape<BM, BN>> y, ct::in<T, 2> x, ct::in<T, 1> w, ct::in<T, 1> b,
                           float eps) const {
@@ -52,7 +66,7 @@ struct norm_map {
 };
 
 template <class T, class Kind, int BM, int BN>
-struct residual_norm_map {
+struct residual_norm_map : norm_occupancy<T, Kind, BM> {
   static constexpr const char* name = "ct_kernels_residual_norm";
   CT_TILE void operator()(ct::out<T, ct::shape<BM, BN>> y, ct::out<T, ct::shape<BM, BN>> h, ct::in<T, 2> x,
                           ct::in<T, 2> r, ct::in<T, 1> w, ct::in<T, 1> b, float eps) const {

@@ -26,7 +26,8 @@
 namespace ct::backend::cuda {
 
 template <class K, class... V>
-__global__ void __launch_bounds__(config::gpu_block_threads) kernel_entry(K kernel, V... views) {
+__global__ void __launch_bounds__(config::gpu_block_threads, ct::detail::kernel_occupancy<K>())
+    kernel_entry(K kernel, V... views) {
   // One tile block per CTA: tell the compiler, so that the co-scheduling branches of
   // backend/exec.hpp (barrier, block index, arena) fold away in every kernel that does not use it.
   __builtin_assume(blockDim.y == 1);
@@ -73,7 +74,8 @@ bool rows_aligned(const V&... views) {
 // and drops the code for rows off a 16-byte boundary (backend/memory.hpp), which otherwise costs
 // aligned launches registers and scheduling.
 template <class K, class... V>
-__global__ void __launch_bounds__(config::gpu_block_threads) kernel_entry_aligned_rows(K kernel, V... views) {
+__global__ void __launch_bounds__(config::gpu_block_threads, ct::detail::kernel_occupancy<K>())
+    kernel_entry_aligned_rows(K kernel, V... views) {
   __builtin_assume(blockDim.y == 1);
   __builtin_assume(threadIdx.y == 0);
   (row_alignment_conditions(views, [](bool c) { __builtin_assume(c); }), ...);
@@ -83,7 +85,7 @@ __global__ void __launch_bounds__(config::gpu_block_threads) kernel_entry_aligne
 // A kernel with a ct::pipelined loop (it declares shared_bytes): also the TMA maps of its
 // inputs (backend/sm90/tma_table.hpp), published before any tile code runs.
 template <class K, class Table, class... V>
-__global__ void __launch_bounds__(config::gpu_block_threads)
+__global__ void __launch_bounds__(config::gpu_block_threads, ct::detail::kernel_occupancy<K>())
     kernel_entry_staged(K kernel, const __grid_constant__ Table tma, V... views) {
   __builtin_assume(blockDim.y == 1);
   __builtin_assume(threadIdx.y == 0);
