@@ -427,7 +427,6 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
   if constexpr (config::straddle_rows && bytes == 16) detail::reconverge();
 }
 
-
 // Whether tile layout P of shape S deals chunks of several 16-byte pieces: an f32 tile in the
 // 8-element chunks of a 16-bit tile's layout, as ct::pipelined returns a GEMM's accumulator.
 template <class T, class S, class P>
@@ -470,11 +469,13 @@ CT_HD void store_wide_tile(T* base, const global_view<R>& g, const coord<R>& ori
   detail::reconverge();
 }
 
-// Stores x (any layout) as the tile at `origin`: in its own layout where that has wide_chunks,
-// else moved into the natural layout (free when it is in it already).
+// Stores x (any layout) as the tile at `origin`: in its own layout where that has wide_chunks
+// (bounds-checked even when not Checked), else moved into the natural layout (free when it is in
+// it already).
 template <class T, class S, int R, bool Checked = true, class P>
 CT_HD void store_laid_out(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S, P>& x) {
   if constexpr (wide_chunks<T, S, P>()) store_wide_tile(base, g, origin, x);
   else store_tile<T, S, R, Checked>(base, g, origin, relayout<natural_layout<T, S>>(x));
 }
+
 }  // namespace ct::backend
