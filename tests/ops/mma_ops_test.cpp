@@ -180,6 +180,11 @@ void check_mma_3d(const ct::device& dev, ct::index_t m, ct::index_t n, ct::index
 TEST_P(mma_ops, f16_to_f16) { check_mma_2d<ct::f16, ct::f16, ct::f16, 16, 16, 16>(dev(), 37, 41, 50); }
 TEST_P(mma_ops, f16_to_f32_batched_b_broadcast) { check_mma_3d<ct::f16, float, 2, 2, 1, 16, 16, 16>(dev(), 20, 17, 40); }
 TEST_P(mma_ops, bf16_to_f32) { check_mma_2d<ct::bf16, ct::bf16, float, 64, 64, 32>(dev(), 70, 65, 70); }
+// On sm_80 and up these run on the tensor cores (backend/sm80/mma_tile.hpp), as bf16_to_f32
+// does: an f16 tile of two fragments a warp, and a 64 x 128 x 64 tile staged in two K slices
+// whose products leave in two rounds of rows.
+TEST_P(mma_ops, f16_to_f32_tensor_core_fragments) { check_mma_2d<ct::f16, ct::f16, float, 32, 32, 32>(dev(), 45, 37, 70); }
+TEST_P(mma_ops, bf16_to_f32_wide_tile) { check_mma_2d<ct::bf16, ct::bf16, float, 64, 128, 64>(dev(), 150, 131, 140); }
 TEST_P(mma_ops, f32_to_f32_full_precision) { check_mma_2d<float, float, float, 8, 8, 8>(dev(), 19, 13, 29, true); }
 TEST_P(mma_ops, f64_to_f64) { check_mma_2d<double, double, double, 4, 4, 8>(dev(), 7, 9, 19); }
 TEST_P(mma_ops, tf32_to_f32_from_f32_data) { check_mma_2d<float, ct::tf32, float, 32, 32, 16>(dev(), 33, 40, 37, true); }

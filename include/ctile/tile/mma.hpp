@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "ctile/backend/mma_simt.hpp"
+#include "ctile/backend/sm80/mma_tile.hpp"
 #include "ctile/tile/cast.hpp"
 
 namespace ct {
@@ -62,7 +63,12 @@ CT_HD tile<C, SC, PC> mma(const tile<TA, SA, PA>& a, const tile<TB, SB, PB>& b, 
   static_assert(detail::mma_types_allowed<TA, C>(),
                 "ct::mma: this operand -> accumulator type pair is not allowed; use f16 -> f16/f32, "
                 "bf16 -> f32, f32 -> f32, f64 -> f64, tf32 -> f32, e4m3/e5m2 -> f16/f32, int8/uint8 -> int32");
-  return backend::mma_simt<compute_t<C>>(a, b, acc);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (backend::sm80::mma_tile_eligible<TA, SA, PA, TB, SB, PB, C, SC>())
+    return backend::sm80::mma_tile(a, b, acc);  // the tensor cores, by mma.sync
+  else
+#endif
+    return backend::mma_simt<compute_t<C>>(a, b, acc);
 }
 
 // a @ b in the operands' type (accumulated in f32, f64 or int32 as ct::mma allows).

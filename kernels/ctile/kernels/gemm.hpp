@@ -27,7 +27,8 @@ struct identity {
 // a tensor-core configuration needs a Hopper GPU and 16-bit inputs, and is refused otherwise).
 enum class gemm_tiling {
   automatic,
-  simt,          // 64 x 64 x 32 (16 x 64 x 64 when M <= 16) on the SIMT path
+  simt,          // 64 x 64 x 32 (16 x 64 x 64 when M <= 16), a plain loop of ct::mma (mma.sync
+                 // for 16-bit inputs on sm_80+, else per-thread dot products)
   wgmma,         // 128 x 128 x 64, one tile block per CTA
   wgmma_paired,  // 128 x 128 x 64, two tile blocks per CTA sharing each B stage
   wgmma_cluster, // wgmma_paired, and pairs of CTAs along N in a cluster sharing each A stage

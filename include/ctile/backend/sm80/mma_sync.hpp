@@ -3,8 +3,8 @@
 // m16n8k16 with f32 accumulators. Facts from the PTX ISA ("warp-level matrix fragments for
 // mma.m16n8k16", ldmatrix, cp.async); the plan that uses them is docs/design/gemm-plan.md.
 //
-// Status (2026-12-03): written without GPU time; tests/gpu/sm80_mma_test.cu has not run yet.
-// Nothing in the library calls this yet.
+// tests/gpu/sm80_mma_test.cu checks them on the GPU; ct::mma on ordinary tiles uses them
+// (backend/sm80/mma_tile.hpp).
 #pragma once
 #include <cstdint>
 
@@ -57,6 +57,14 @@ __device__ inline void ldmatrix_x2_trans(std::uint32_t (&r)[2], const void* row_
 __device__ inline void mma_m16n8k16_f32_bf16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// The same for f16 fragments.
+__device__ inline void mma_m16n8k16_f32_f16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
