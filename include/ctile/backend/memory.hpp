@@ -274,6 +274,13 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
   constexpr int V = P::vec, bytes = V * int(sizeof(T));
   const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
   out r;
+  // Experimental (config::load_index_here): the chunks' coordinates from the thread index read
+  // here, as in store_tile. Off, this is the code the H200 measured.
+  const int t = config::load_index_here ? thread_index_here() : 0;
+  const auto coord_of = [t](int s) {
+    if constexpr (config::load_index_here) return slot_coord<S, P>(t, s);
+    else return out::coord_of(s);
+  };
   if constexpr (config::straddle_rows && bytes == 16) {
     // Every path fills packed 16-byte chunks; the tile is made of them once, after the paths
     // meet. (Unpacked on each path, the elements were waited for before the paths met, which
@@ -286,7 +293,7 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
     if (detail::whole_and_aligned<S, V, Checked>(first, g, origin)) {
       CT_UNROLL
       for (int k = 0; k < P::chunks_per_thread; ++k)
-        detail::copy_vector<16>(&c[k], first + detail::offset_of(g, out::coord_of(k * V)));
+        detail::copy_vector<16>(&c[k], first + detail::offset_of(g, coord_of(k * V)));
     } else {
       bool moved = false;  // by warp_rows.hpp; a plain flag, so that without it the code is as before
       if constexpr (detail::warp_row_shape<S, P, bytes>()) {
@@ -301,7 +308,7 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
       if (!moved) {
         CT_UNROLL
         for (int k = 0; k < P::chunks_per_thread; ++k) {
-          const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
+          const auto p = place_chunk<S, R>(g, origin, coord_of(k * V));
           const T* src = base + p.offset;
           const bool contiguous = (!Checked || p.template whole<V>(n_last)) && s_last == 1;
           if (contiguous && detail::aligned<16>(src)) {
@@ -322,7 +329,7 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
   } else {
     CT_UNROLL
     for (int k = 0; k < P::chunks_per_thread; ++k) {
-      const auto p = place_chunk<S, R>(g, origin, out::coord_of(k * V));
+      const auto p = place_chunk<S, R>(g, origin, coord_of(k * V));
       const T* src = base + p.offset;
       const bool whole = !Checked || p.template whole<V>(n_last);
       if (whole && (V == 1 || s_last == 1)) {
