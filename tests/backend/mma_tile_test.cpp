@@ -71,9 +71,8 @@ void replay(std::mt19937& rng) {
     for (int ks = 0; ks < G::kc; ks += 16)
       for (int w = 0; w < warps; ++w)
         for (int f = 0; f < per_warp; ++f) {
-          const int frag = sm80::fragment_of(w, f, warps);
-          if (frag >= G::frags) continue;
-          const int fm = frag / G::frags_n, fn = frag % G::frags_n;
+          const auto [valid, fm, fn] = sm80::fragment_of<G>(w, f, warps);
+          if (!valid) continue;
           int address_a[32], address_b[32];
           for (int l = 0; l < 32; ++l) {
             address_a[l] = (fm * 16 + sm80::ldmatrix_a_row(l)) * G::lda + ks + sm80::ldmatrix_a_col(l);
@@ -115,9 +114,8 @@ void replay(std::mt19937& rng) {
     for (int t = 0; t < threads; ++t) {
       const int w = t / 32, l = t % 32;
       for (int f = 0; f < per_warp; ++f) {
-        const int frag = sm80::fragment_of(w, f, warps);
-        if (frag >= G::frags) continue;
-        const int fm = frag / G::frags_n, fn = frag % G::frags_n;
+        const auto [valid, fm, fn] = sm80::fragment_of<G>(w, f, warps);
+        if (!valid) continue;
         for (int i = 0; i < 4; ++i) {
           const int row = fm * 16 + sm80::mma_c_row(l, i) - r0;
           if (row >= 0 && row < G::rows_out)

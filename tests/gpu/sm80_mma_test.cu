@@ -46,8 +46,8 @@ __global__ void mma_16x8x16_twice(const ct::bf16* a, const ct::bf16* b, float* d
   // B's two 8 x 8 matrices are its K rows 0-7 and 8-15.
   sm80::ldmatrix_x2_trans(fb, &sb[(lane % 16) * 8]);
   float acc[4] = {};
-  sm80::mma_m16n8k16_f32_bf16(acc, fa, fb);
-  sm80::mma_m16n8k16_f32_bf16(acc, fa, fb);
+  sm80::mma_m16n8k16_f32<ct::bf16>(acc, fa, fb);
+  sm80::mma_m16n8k16_f32<ct::bf16>(acc, fa, fb);
   for (int i = 0; i < 4; ++i) d[sm80::mma_c_row(lane, i) * 8 + sm80::mma_c_col(lane, i)] = acc[i];
   if (lane == 0) *ran = 1;
 #else

@@ -7,8 +7,10 @@
 // (backend/sm80/mma_tile.hpp).
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "ctile/core/config.hpp"
+#include "ctile/core/dtype.hpp"
 
 namespace ct::backend::sm80 {
 
@@ -53,22 +55,20 @@ __device__ inline void ldmatrix_x2_trans(std::uint32_t (&r)[2], const void* row_
                : "r"(smem_u32(row_address)));
 }
 
-// d = a * b + d for a 16 x 16 bf16 A fragment, a 16 x 8 B fragment, 16 x 8 f32 d.
-__device__ inline void mma_m16n8k16_f32_bf16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+// d = a * b + d for a 16 x 16 A fragment of T (bf16 or f16), a 16 x 8 B fragment, 16 x 8 f32 d.
+// The element type must be spelled in the instruction.
+#define CT_MMA_M16N8K16(TYPE)                                                                              \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
+               "{%8, %9}, {%0, %1, %2, %3};\n"                                                               \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                             \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+template <class T>
+__device__ inline void mma_m16n8k16_f32(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "mma.m16n8k16: bf16 or f16 fragments");
+  if constexpr (std::is_same_v<T, bf16>) CT_MMA_M16N8K16("bf16");
+  else CT_MMA_M16N8K16("f16");
 }
-// The same for f16 fragments.
-__device__ inline void mma_m16n8k16_f32_f16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+#undef CT_MMA_M16N8K16
 #endif
 
 }  // namespace ct::backend::sm80

@@ -7,7 +7,8 @@
 #pragma once
 #include <type_traits>
 
-#include "ctile/backend/exchange.hpp"
+#include "ctile/backend/memory.hpp"
+#include "ctile/backend/mma_operands.hpp"
 #include "ctile/backend/sm80/mma_sync.hpp"
 
 namespace ct::backend::sm80 {
@@ -45,16 +46,16 @@ CT_HD constexpr int ldmatrix_a_row(int lane) { return lane % 8 + 8 * ((lane / 8)
 CT_HD constexpr int ldmatrix_a_col(int lane) { return 8 * (lane / 16); }
 CT_HD constexpr int ldmatrix_b_row(int lane) { return lane % 16; }
 
-// Output fragment f of warp w, of a product with `frags` fragments (frags_n along N): warp w
-// takes fragments w, w + warps, ... (row-major over the 16 x 8 grid).
-CT_HD constexpr int fragment_of(int warp, int f, int warps) { return warp + f * warps; }
-
-template <class T>
-inline constexpr bool mma_tile_input_v = std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
-
-template <class S>
-constexpr bool unit_batches() {
-  return S::rank == 2 || (S::rank == 3 && S::dim(0) == 1);
+// Warp w's f-th output fragment of a product of geometry G: warp w takes fragments w, w + warps,
+// ... of the 16 x 8 grid, row-major; `fm`, `fn` its place there, `valid` false past the last.
+struct fragment_place {
+  bool valid;
+  int fm, fn;
+};
+template <class G>
+CT_HD constexpr fragment_place fragment_of(int warp, int f, int warps) {
+  const int frag = warp + f * warps;
+  return {frag < G::frags, frag / G::frags_n, frag % G::frags_n};
 }
 
 // Whether ct::mma(a, b, acc) runs on mma.sync: 16-bit operands laid out naturally in 16-byte
@@ -63,8 +64,8 @@ constexpr bool unit_batches() {
 // else takes the portable path.
 template <class TA, class SA, class PA, class TB, class SB, class PB, class C, class SC>
 constexpr bool mma_tile_eligible() {
-  if constexpr (!mma_tile_input_v<TA> || !std::is_same_v<TA, TB> || !std::is_same_v<C, float> ||
-                !unit_batches<SA>() || !unit_batches<SB>() || !unit_batches<SC>()) {
+  if constexpr (!tensor_core_16bit_v<TA> || !std::is_same_v<TA, TB> || !std::is_same_v<C, float> ||
+                !unit_batch<SA>() || !unit_batch<SB>() || !unit_batch<SC>()) {
     return false;
   } else {
     constexpr int R = SC::rank;
@@ -76,21 +77,6 @@ constexpr bool mma_tile_eligible() {
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-
-__device__ inline void mma_m16n8k16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2], bf16) {
-  mma_m16n8k16_f32_bf16(d, a, b);
-}
-__device__ inline void mma_m16n8k16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2], f16) {
-  mma_m16n8k16_f32_f16(d, a, b);
-}
-
-// One 16-byte shared-memory store of a chunk (its address is 16-byte aligned: the slices' rows
-// and the chunks' columns are).
-__device__ inline void store_16(void* dst, const void* src) {
-  uint4 x;
-  memcpy(&x, src, 16);
-  *static_cast<uint4*>(dst) = x;
-}
 
 // acc + a @ b (mma_tile_eligible).
 template <class T, class SA, class PA, class SB, class PB, class SC, class PC>
@@ -110,26 +96,25 @@ __device__ tile<float, SC, PC> mma_tile(const tile<T, SA, PA>& a, const tile<T, 
     for (int k = 0; k < PA::chunks_per_thread; ++k) {
       const auto c = slot_coord<SA, PA>(t, k * 8);
       const int row = int(c[R - 2]), col = int(c[R - 1]) - k0;
-      if (col >= 0 && col < G::kc) store_16(slice_a + row * G::lda + col, &a.v[k * 8]);
+      if (col >= 0 && col < G::kc) detail::store_vector<16>(slice_a + row * G::lda + col, &a.v[k * 8]);
     }
     CT_UNROLL
     for (int k = 0; k < PB::chunks_per_thread; ++k) {
       const auto c = slot_coord<SB, PB>(t, k * 8);
       const int row = int(c[R - 2]) - k0, col = int(c[R - 1]);
-      if (row >= 0 && row < G::kc) store_16(slice_b + row * G::ldb + col, &b.v[k * 8]);
+      if (row >= 0 && row < G::kc) detail::store_vector<16>(slice_b + row * G::ldb + col, &b.v[k * 8]);
     }
     sync_block();
     CT_UNROLL
     for (int ks = 0; ks < G::kc; ks += 16) {
       CT_UNROLL
       for (int f = 0; f < per_warp; ++f) {
-        const int frag = fragment_of(warp, f, warps);
-        if (G::frags % warps != 0 && frag >= G::frags) continue;
-        const int fm = frag / G::frags_n, fn = frag % G::frags_n;
+        const auto [valid, fm, fn] = fragment_of<G>(warp, f, warps);
+        if (G::frags % warps != 0 && !valid) continue;
         std::uint32_t fa[4], fb[2];
         ldmatrix_x4(fa, slice_a + (fm * 16 + ldmatrix_a_row(lane)) * G::lda + ks + ldmatrix_a_col(lane));
         ldmatrix_x2_trans(fb, slice_b + (ks + ldmatrix_b_row(lane)) * G::ldb + fn * 8);
-        mma_m16n8k16(d[f], fa, fb, T{});
+        mma_m16n8k16_f32<T>(d[f], fa, fb);
       }
     }
     sync_block();  // the slices are read out before the next round (or the result) overwrites them
@@ -140,9 +125,8 @@ __device__ tile<float, SC, PC> mma_tile(const tile<T, SA, PA>& a, const tile<T, 
   for (int r0 = 0; r0 < M; r0 += G::rows_out) {
     CT_UNROLL
     for (int f = 0; f < per_warp; ++f) {
-      const int frag = fragment_of(warp, f, warps);
-      if (G::frags % warps != 0 && frag >= G::frags) continue;
-      const int fm = frag / G::frags_n, fn = frag % G::frags_n;
+      const auto [valid, fm, fn] = fragment_of<G>(warp, f, warps);
+      if (G::frags % warps != 0 && !valid) continue;
       CT_UNROLL
       for (int i = 0; i < 4; ++i) {
         const int row = fm * 16 + mma_c_row(lane, i) - r0;

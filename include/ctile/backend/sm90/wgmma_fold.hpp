@@ -27,6 +27,7 @@
 
 #include "ctile/backend/cuda/exec.hpp"
 #include "ctile/backend/memory.hpp"
+#include "ctile/backend/mma_operands.hpp"
 #include "ctile/backend/sm80/mma_sync.hpp"
 #include "ctile/backend/sm90/wgmma.hpp"
 #if defined(__CUDACC__)
@@ -57,21 +58,16 @@ struct wgmma_accumulator {
   float d[BM / 64][BN / 2];
 };
 
-template <class T>
-inline constexpr bool wgmma_16bit_v = std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
-
 template <class S>
 constexpr int rows_of() { return S::dim(S::rank - 2); }
 template <class S>
 constexpr int cols_of() { return S::dim(S::rank - 1); }
-template <class S>
-constexpr bool unit_batch() { return S::rank == 2 || (S::rank == 3 && S::dim(0) == 1); }
 
 // Whether a fold with accumulator tile Acc over operand tiles (T, SA) and (T, SB) has a wgmma
 // path: 16-bit inputs, f32 accumulator of 64 or 128 rows by 128 columns, K tiles of 64.
 template <class TAcc, class SAcc, class T, class SA, class SB>
 constexpr bool fold_eligible() {
-  if constexpr (!std::is_same_v<TAcc, float> || !wgmma_16bit_v<T>) return false;
+  if constexpr (!std::is_same_v<TAcc, float> || !tensor_core_16bit_v<T>) return false;
   else if constexpr (SAcc::rank != SA::rank || SAcc::rank != SB::rank || !unit_batch<SAcc>() || !unit_batch<SA>() ||
                      !unit_batch<SB>())
     return false;
