@@ -282,20 +282,32 @@ TEST_P(kernels, rope_rejects_bad_tables) {
 CT_INSTANTIATE_ON_DEVICES(kernels);
 
 #if defined(__CUDACC__)
-// The 16-bit layer norms' occupancy hint (norm.hpp) reaches the compiler: the GPU entry that a
-// launch of the kernel runs holds at most 128 registers, so four blocks fit an SM (three did).
-TEST(kernel_hints, layer_norm_fits_four_blocks_an_sm) {
-  if (ct::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU: the registers are the GPU build's";
-  using K = kn::detail::norm_map<ct::bf16, kn::layer_norm_t, 1, 8192>;
-  static_assert(ct::detail::kernel_occupancy<K>() == 4);
-  const auto entry = ct::backend::cuda::kernel_entry<K, ct::out<ct::bf16, ct::shape<1, 8192>>, ct::in<ct::bf16, 2>,
-                                                     ct::in<ct::bf16, 1>, ct::in<ct::bf16, 1>, float>;
+// A kernel's `occupancy` hint reaches the compiler: the GPU entry that a launch of kernel K runs
+// holds at most 65536 / (128 * blocks) registers, so `blocks` blocks fit an SM.
+template <class K, class... Params>
+void expect_blocks_an_sm(int blocks) {
+  ASSERT_EQ(ct::detail::kernel_occupancy<K>(), blocks);
+  const auto entry = ct::backend::cuda::kernel_entry<K, Params...>;
   cudaFuncAttributes attributes{};
   ASSERT_EQ(cudaFuncGetAttributes(&attributes, entry), cudaSuccess);
-  EXPECT_LE(attributes.numRegs, 128);
-  int blocks = 0;
-  ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, entry, ct::config::gpu_block_threads, 0), cudaSuccess);
-  EXPECT_GE(blocks, 4);
+  EXPECT_LE(attributes.numRegs, 65536 / (ct::config::gpu_block_threads * blocks) / 8 * 8);
+  int fit = 0;
+  ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, entry, ct::config::gpu_block_threads, 0), cudaSuccess);
+  EXPECT_GE(fit, blocks);
+}
+
+// The 16-bit layer norms (norm.hpp): four blocks an SM, at most 128 registers (three fitted).
+TEST(kernel_hints, layer_norm_fits_four_blocks_an_sm) {
+  if (ct::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU: the registers are the GPU build's";
+  expect_blocks_an_sm<kn::detail::norm_map<ct::bf16, kn::layer_norm_t, 1, 8192>, ct::out<ct::bf16, ct::shape<1, 8192>>,
+                      ct::in<ct::bf16, 2>, ct::in<ct::bf16, 1>, ct::in<ct::bf16, 1>, float>(4);
+}
+
+// The 16-bit row reductions (reduce.hpp): five blocks an SM, at most 96 registers (four fitted).
+TEST(kernel_hints, row_sum_fits_five_blocks_an_sm) {
+  if (ct::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU: the registers are the GPU build's";
+  using K = kn::detail::row_reduce_map<ct::bf16, 256 * kn::detail::vec<ct::bf16>, kn::sum_t>;
+  expect_blocks_an_sm<K, ct::out<ct::bf16, ct::shape<1, 1>>, ct::in<ct::bf16, 2>>(5);
 }
 #endif
 

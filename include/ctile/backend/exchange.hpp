@@ -133,7 +133,16 @@ constexpr bool row_broadcast_is_local() {
 // x broadcast (NumPy rules) to shape S2, laid out by P2.
 template <class S2, class P2, class T, class S, class P>
 CT_HD tile<T, S2, P2> broadcast_exchange(const tile<T, S, P>& x) {
-  if constexpr (row_broadcast_is_local<S2, P2, S, P>()) {
+  if constexpr (S::size == 1) {
+    // One element (a scalar operand, or a reduction's result in a slice of its input's layout),
+    // which every thread holds in slot 0. (The general search below gives up on large targets,
+    // 16 slots a thread of 128 threads, and an arena exchange took two barriers: a scalar added
+    // to a [4096] tile, or alpha times a GEMM's band.)
+    tile<T, S2, P2> r;
+    CT_UNROLL
+    for (int s = 0; s < P2::slots; ++s) r.v[s] = x.v[0];
+    return r;
+  } else if constexpr (row_broadcast_is_local<S2, P2, S, P>()) {
     tile<T, S2, P2> r;
     CT_UNROLL
     for (int s = 0; s < P2::slots; ++s) {

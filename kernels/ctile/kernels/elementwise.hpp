@@ -3,6 +3,9 @@
 // vector, so every tile is whole 16-byte chunks whatever the row length; other layouts take
 // 2-D tiles.
 #pragma once
+#include <cstdint>
+#include <type_traits>
+
 #include "ctile/kernels/detail.hpp"
 
 namespace ct::kernels {
@@ -93,6 +96,36 @@ struct bias_act_flat_map {
   }
 };
 
+// The same over contiguous [M, N] tensors of any width N of at least one flat tile: flat element
+// k takes bias element k mod N, gathered (the bias is a few KiB and stays in L1). Rows then need
+// not start on 16-byte boundaries: x and y go as one flat vector, where 2-D tiles over rows of
+// odd width straddle 16-byte boundaries (half the copy ceiling at 32767 x 8191 bf16,
+// bench/results/2026-12-05-bandwidth.md). The column indices are unsigned integers as wide as T,
+// so that they, the gathered bias and x share one layout and nothing moves between threads
+// (16-bit indices for 16-bit T: rows of up to 65536 - BN elements).
+template <class T>
+using column_index_t = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
+
+template <class T, int BN, class Act>
+struct bias_act_flat_gather_map {
+  static constexpr const char* name = "ct_kernels_bias_act_flat_gather";
+  CT_TILE void operator()(ct::out<T, ct::shape<BN>> y, ct::in<T, 1> x, ct::in<T, 1> bias, index_t n) const {
+    using I = column_index_t<T>;
+    const I width = I(n);
+    // Tile f starts at column (f * BN) mod N and, as BN <= N, wraps into the next row at most once.
+    const auto col = ct::arange<I, BN>() + I(y.tile_index()[0] * BN % n);
+    const auto b = ct::astype<float>(ct::gather(bias, ct::where(col >= width, col - width, col), ct::unchecked));
+    y.store(ct::astype<T>(math_for<T>(Act{}, ct::astype<float>(x.load_like(y)) + b)));
+  }
+};
+
+// Whether bias_act_flat_gather_map serves rows of n elements: at least a tile, and every column
+// index it forms (below n + BN) fits column_index_t<T>.
+template <class T, int BN>
+bool bias_act_gathers(index_t n) {
+  return n >= BN && n + BN <= (index_t(1) << (8 * sizeof(column_index_t<T>)));
+}
+
 // Launches `kernel` over y's elements: as one flat vector when every tensor is contiguous,
 // else in 2-D tiles (rank 2 only).
 template <template <class, class> class K, class T, class... A>
@@ -173,6 +206,11 @@ ct::pending bias_act(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>&
     auto yv = y.reshape({-1});
     return ct::launch(s, detail::bias_act_flat_map<T, flat, Act>{}, yv.partition(ct::shape<flat>{}), x.reshape({-1}),
                       bias, n / flat);
+  }
+  if (y.contiguous() && x.contiguous() && bias.contiguous() && detail::bias_act_gathers<T, flat>(n)) {
+    auto yv = y.reshape({-1});
+    return ct::launch(s, detail::bias_act_flat_gather_map<T, flat, Act>{}, yv.partition(ct::shape<flat>{}),
+                      x.reshape({-1}), bias, n);
   }
   constexpr int BM = 8, BN = 64 * detail::vec<T>;  // 4 chunks a thread of each operand, as flat_tile
   return ct::launch(s, detail::bias_act_map<T, BM, BN, Act>{}, y.partition(ct::shape<BM, BN>{}), x, bias);
