@@ -79,6 +79,21 @@ TEST_P(kernels, elementwise_matches_f64) {
   }
 }
 
+// Which contiguous rows bias_act runs flat with a gathered bias (the ragged rows that
+// elementwise_matches_f64 checks take that path only if this says so): at least one flat tile,
+// and every column index below n + tile fits the element-wide unsigned type.
+TEST(bias_act, gathers_rows_of_at_least_a_tile_whose_columns_fit_the_index) {
+  constexpr int bf16_tile = kn::detail::flat_tile<ct::bf16>, f32_tile = kn::detail::flat_tile<float>;
+  EXPECT_FALSE((kn::detail::bias_act_gathers<ct::bf16, bf16_tile>(bf16_tile - 1)));
+  EXPECT_TRUE((kn::detail::bias_act_gathers<ct::bf16, bf16_tile>(4099)));
+  EXPECT_TRUE((kn::detail::bias_act_gathers<ct::bf16, bf16_tile>(8191)));
+  EXPECT_TRUE((kn::detail::bias_act_gathers<ct::bf16, bf16_tile>(65536 - bf16_tile)));
+  EXPECT_FALSE((kn::detail::bias_act_gathers<ct::bf16, bf16_tile>(65536 - bf16_tile + 1)));
+  EXPECT_TRUE((kn::detail::bias_act_gathers<float, f32_tile>(4099)));
+  EXPECT_TRUE((kn::detail::bias_act_gathers<float, f32_tile>(1 << 20)));
+  EXPECT_FALSE((kn::detail::bias_act_gathers<float, f32_tile>(f32_tile - 1)));
+}
+
 TEST_P(kernels, elementwise_on_strided_views) {
   // A transposed view is not contiguous: the 2-D path, not the flat one.
   const auto a = random<float>({37, 50}, dev()), b = random<float>({50, 37}, dev());

@@ -55,4 +55,13 @@ CT_HD X exp_for(const X& x) {
   else return ct::exp(x);
 }
 
+// cuTile's `occupancy` hint (blocks an SM) for the kernels built with When true: a base of the
+// kernel struct; with When false it declares nothing, so the kernel keeps its build.
+template <bool When, int Blocks>
+struct occupancy_hint {};
+template <int Blocks>
+struct occupancy_hint<true, Blocks> {
+  static constexpr int occupancy = Blocks;
+};
+
 }  // namespace ct::kernels::detail

@@ -202,15 +202,13 @@ ct::pending bias_act(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>&
   detail::require_extent("bias_act", "bias", bias, 0, x.extent(1));
   constexpr int flat = detail::flat_tile<T>;
   const index_t n = x.extent(1);
-  if (y.contiguous() && x.contiguous() && bias.contiguous() && n % flat == 0) {
+  if (y.contiguous() && x.contiguous() && bias.contiguous()) {
     auto yv = y.reshape({-1});
-    return ct::launch(s, detail::bias_act_flat_map<T, flat, Act>{}, yv.partition(ct::shape<flat>{}), x.reshape({-1}),
-                      bias, n / flat);
-  }
-  if (y.contiguous() && x.contiguous() && bias.contiguous() && detail::bias_act_gathers<T, flat>(n)) {
-    auto yv = y.reshape({-1});
-    return ct::launch(s, detail::bias_act_flat_gather_map<T, flat, Act>{}, yv.partition(ct::shape<flat>{}),
-                      x.reshape({-1}), bias, n);
+    const auto tiles = yv.partition(ct::shape<flat>{});
+    if (n % flat == 0)
+      return ct::launch(s, detail::bias_act_flat_map<T, flat, Act>{}, tiles, x.reshape({-1}), bias, n / flat);
+    if (detail::bias_act_gathers<T, flat>(n))
+      return ct::launch(s, detail::bias_act_flat_gather_map<T, flat, Act>{}, tiles, x.reshape({-1}), bias, n);
   }
   constexpr int BM = 8, BN = 64 * detail::vec<T>;  // 4 chunks a thread of each operand, as flat_tile
   return ct::launch(s, detail::bias_act_map<T, BM, BN, Act>{}, y.partition(ct::shape<BM, BN>{}), x, bias);

@@ -49,12 +49,7 @@ CT_HD auto normalize(const X& t, const ct::in<T, 1>& w, const ct::in<T, 1>& b, i
 // let four: bench/results/2026-12-04-bandwidth-e.md, 0.58 of the copy ceiling against 0.90).
 // f32 rows (32 KiB) spill at 128 registers, and other kernels keep their build as measured.
 template <class T, class Kind, int BM>
-struct norm_occupancy {};
-template <class T, class Kind, int BM>
-  requires(BM == 1 && sizeof(T) == 2 && std::is_same_v<Kind, layer_norm_t>)
-struct norm_occupancy<T, Kind, BM> {
-  static constexpr int occupancy = 4;
-};
+using norm_occupancy = occupancy_hint<BM == 1 && sizeof(T) == 2 && std::is_same_v<Kind, layer_norm_t>, 4>;
 
 template <class T, class Kind, int BM, int BN>
 struct norm_map : norm_occupancy<T, Kind, BM> {

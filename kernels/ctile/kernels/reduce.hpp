@@ -78,16 +78,8 @@ CT_HD auto accumulate_by_fours(const Part& part, index_t n) {
 // come from how many blocks it holds. 16-bit rows ask for five (cuTile's `occupancy` hint: at
 // most 102 registers; they took 126, so four fitted, and ptxas fits the loop in 96 without
 // spilling). f32 rows hold twice the registers a tile and keep their build.
-template <class T>
-struct row_reduce_occupancy {};
-template <class T>
-  requires(sizeof(T) == 2)
-struct row_reduce_occupancy<T> {
-  static constexpr int occupancy = 5;
-};
-
 template <class T, int BN, class Op>
-struct row_reduce_map : row_reduce_occupancy<T> {
+struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 5> {
   static constexpr const char* name = "ct_kernels_row_reduce";
   CT_TILE void operator()(ct::out<T, ct::shape<1, 1>> y, ct::in<T, 2> x) const {
     const auto [i, unused] = y.tile_index();

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ctile/backend/mma_operands.hpp"
 #include "ctile/core/config.hpp"
-#include "ctile/core/dtype.hpp"
 
 namespace ct::backend::sm80 {
 
@@ -64,7 +64,7 @@ __device__ inline void ldmatrix_x2_trans(std::uint32_t (&r)[2], const void* row_
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 template <class T>
 __device__ inline void mma_m16n8k16_f32(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
-  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "mma.m16n8k16: bf16 or f16 fragments");
+  static_assert(tensor_core_16bit_v<T>, "mma.m16n8k16: bf16 or f16 fragments");
   if constexpr (std::is_same_v<T, bf16>) CT_MMA_M16N8K16("bf16");
   else CT_MMA_M16N8K16("f16");
 }
