@@ -69,6 +69,17 @@ int device::multiprocessors() const {
   });
 }
 
+int device::shared_memory_per_block() const {
+  if (is_cpu()) return 0;
+  static std::atomic<int> known[64];  // asked by every GEMM on an sm_80-class GPU
+  return detail::cached_per_device(known, ordinal_, [&] {
+    int n = 0;
+    detail::cuda_check(cudaDeviceGetAttribute(&n, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal_),
+                       "cudaDeviceGetAttribute", name());
+    return n;
+  });
+}
+
 device parse_device(const std::string& spec) {
   if (spec == "cpu") return device::cpu();
   if (spec == "cuda" || spec == "gpu") return device::cuda(0);

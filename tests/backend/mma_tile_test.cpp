@@ -1,8 +1,6 @@
 // backend/sm80/mma_tile.hpp's geometry, replayed on the host lane by lane: the operands staged
 // from their GPU layouts (16-byte chunks over 128 threads) into the padded slices, each warp's
-// ldmatrix and mma.m16n8k16 emulated by the PTX ISA's rules (ldmatrix: lane l receives row l / 4,
-// elements 2 (l % 4) and + 1, of matrix j in register j, the transpose with .trans; the mma
-// fragments by mma_sync.hpp's layouts, which tests/gpu/sm80_mma_test.cu checks on the GPU),
+// ldmatrix and mma.m16n8k16 emulated by the PTX ISA's rules (backend/ptx_fragments.hpp),
 // and the products moved into the accumulator's layout through the arena in rounds of rows.
 // The result must be acc + a @ b exactly (small integers), and every slice access must stay in
 // the arena, aligned.
@@ -11,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "backend/ptx_fragments.hpp"
 #include "ctile/backend/sm80/mma_tile.hpp"
 
 namespace {
@@ -81,23 +80,15 @@ void replay(std::mt19937& rng) {
             EXPECT_EQ(address_b[l] % 8, 0) << "ldmatrix row address not 16-byte aligned";
           }
           // The fragments as the PTX rules deliver them.
-          double fa[16][16], fb[16][8];
+          const auto element = [&](int offset) { return at(offset); };
+          ct_test::warp_registers<4> fa;
+          ct_test::warp_registers<2> fb;
+          ct_test::ldmatrix<4>(element, address_a, false, fa);
+          ct_test::ldmatrix<2>(element, address_b, true, fb);
+          double product[32][4] = {};
+          ct_test::mma_m16n8k16(fa, fb, product);
           for (int l = 0; l < 32; ++l)
-            for (int j = 0; j < 4; ++j)
-              for (int h = 0; h < 2; ++h) {
-                const double va = at(address_a[8 * j + l / 4] + 2 * (l % 4) + h);
-                fa[sm80::mma_a_row(l, 2 * j + h)][sm80::mma_a_col(l, 2 * j + h)] = va;
-                if (j < 2) {
-                  const double vb = at(address_b[8 * j + 2 * (l % 4) + h] + l / 4);
-                  fb[sm80::mma_b_row(l, 2 * j + h)][sm80::mma_b_col(l, 2 * j + h)] = vb;
-                }
-              }
-          for (int l = 0; l < 32; ++l)
-            for (int i = 0; i < 4; ++i) {
-              double sum = 0;
-              for (int k = 0; k < 16; ++k) sum += fa[sm80::mma_c_row(l, i)][k] * fb[k][sm80::mma_c_col(l, i)];
-              d[(std::size_t(w * 32 + l) * 64 + std::size_t(f)) * 4 + std::size_t(i)] += sum;
-            }
+            for (int i = 0; i < 4; ++i) d[(std::size_t(w * 32 + l) * 64 + std::size_t(f)) * 4 + std::size_t(i)] += product[l][i];
         }
   }
   // Out through the arena as f32 rows, rows_out at a time: every slot (copies of a replicated

@@ -266,6 +266,59 @@ TEST_P(gemm, pipelined_from_an_initial_tile) {
   check_from_initial_tile<true, 2>(dev());
 }
 
+// A pipelined product of tiles that the wgmma fold does not take (N tiles of 64): from sm_80 on,
+// Hopper included, the mma.sync fold runs it (a cp.async ring, ldmatrix, mma.sync), with Blocks
+// tile blocks a CTA along M, each staging its own operands; on the CPU, the plain loop. It adds
+// the initial tile on the way out, where a tile block's is not all zero.
+template <int BM, int BN, int Blocks>
+struct mma_sync_product {
+  static constexpr const char* name = "test_mma_sync_product";
+  static constexpr std::size_t shared_bytes = Blocks * ct::pipeline_shared_bytes;
+  static constexpr ct::co_schedule co_schedule{1, Blocks};
+  CT_TILE void operator()(ct::out<float, ct::shape<1, BM, BN>> c, ct::in<ct::bf16, 3> a, ct::in<ct::bf16, 3> b,
+                          ct::in<float, 3> init) const {
+    const auto ta = a.tiled(ct::shape<1, BM, 64>{});
+    const auto tb = b.tiled(ct::shape<1, 64, BN>{});
+    c.store(ct::pipelined(c.tile_index(), ct::num_tiles(ta, 2),
+                          ct::stages(ct::stage(ta, kn::detail::a_tile_at{}), ct::stage(tb, kn::detail::b_tile_at{})),
+                          init.load_like(c), [](auto acc, auto sa, auto sb) { return ct::mma(sa, sb, acc); }));
+  }
+};
+
+// Exact on small integers: whole and ragged tiles, one K trip and many (the ring wrapping),
+// a partial last K tile, batches, A rows off 16 bytes (K = 100: staged element by element) and
+// a column-major B (staged element by element); the initial tile zero in the first 64 rows.
+template <int BM, int BN, int Blocks>
+void check_mma_sync_fold(const ct::device& dev) {
+  SCOPED_TRACE(::testing::Message() << BM << " x " << BN << ", " << Blocks << " tile block(s) a CTA");
+  std::vector<dims> list = {{2, 64, 64, 64}, {1, 200, 136, 328}, {1, 130, 70, 100}};
+  if (dev.is_cuda()) list.push_back({1, 300, 200, 1000});  // 16 trips; slow on the CPU
+  for (const dims& d : list)
+    for (const bool b_column_major : {false, true}) {
+      SCOPED_TRACE(name_of(d) + (b_column_major ? ", column-major b" : ""));
+      const auto a = small_ints<ct::bf16>({d.b, d.m, d.k}, dev);
+      const auto b = b_column_major ? small_ints<ct::bf16>({d.b, d.n, d.k}, dev).transpose(1, 2)
+                                    : small_ints<ct::bf16>({d.b, d.k, d.n}, dev);
+      auto init_host = host_f64(small_ints<float>({d.b, d.m, d.n}, dev));
+      for (index_t q = 0; q < d.b; ++q)
+        std::fill_n(init_host.begin() + q * d.m * d.n, std::min<index_t>(64, d.m) * d.n, 0.0);
+      const auto init = ct::from_host(std::vector<float>(init_host.begin(), init_host.end()), {d.b, d.m, d.n}, dev);
+      auto c = poisoned<float>({d.b, d.m, d.n}, dev);
+      ct::launch(ct::default_stream(dev), mma_sync_product<BM, BN, Blocks>{}, c.partition(ct::shape<1, BM, BN>{}), a,
+                 b, init)
+          .wait();
+      auto want = reference_product(host_f64(a), host_f64(b), d).c;
+      for (std::size_t i = 0; i < want.size(); ++i) want[i] += init_host[i];
+      EXPECT_TRUE(all_equal(host_f64(c), want));
+    }
+}
+
+TEST_P(gemm, mma_sync_fold_is_exact) {
+  check_mma_sync_fold<128, 64, 1>(dev());
+  check_mma_sync_fold<64, 64, 1>(dev());
+  check_mma_sync_fold<64, 64, 2>(dev());
+}
+
 template <class T, class TC>
 void check_random(const ct::device& dev, const dims& d) {
   SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>());

@@ -19,6 +19,7 @@ TEST(device, cpu_device) {
   EXPECT_EQ(d.name(), "cpu");
   EXPECT_THAT(d.description(), HasSubstr("CPU backend"));
   EXPECT_EQ(d.multiprocessors(), 0);
+  EXPECT_EQ(d.shared_memory_per_block(), 0);
   EXPECT_EQ(d, ct::device::cpu());
 }
 
@@ -61,6 +62,8 @@ TEST(device, missing_gpu_is_an_error) {
     const int sms = ct::device::cuda(0).multiprocessors();
     EXPECT_GT(sms, 0);
     EXPECT_THAT(ct::device::cuda(0).description(), HasSubstr(", " + std::to_string(sms) + " SMs)"));
+    // Every GPU ctile runs on (sm_80 on) lets a block opt in to more than the default 48 KiB.
+    EXPECT_GT(ct::device::cuda(0).shared_memory_per_block(), 48 * 1024);
   }
 }
 

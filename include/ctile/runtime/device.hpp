@@ -25,6 +25,9 @@ class device {
   int compute_capability() const;
   // A GPU's streaming multiprocessors (the persistent grid's size); 0 for the CPU.
   int multiprocessors() const;
+  // The most shared memory one block of a GPU may use, static and dynamic together, once a
+  // kernel opts in (cudaDevAttrMaxSharedMemoryPerBlockOptin); 0 for the CPU.
+  int shared_memory_per_block() const;
 
   friend bool operator==(const device& a, const device& b) {
     return a.kind_ == b.kind_ && a.ordinal_ == b.ordinal_;

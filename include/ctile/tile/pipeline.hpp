@@ -16,14 +16,21 @@
 //   tf32) accept: they may live in shared memory rather than in registers;
 // - the running accumulator reaches the body as ct::in_flight, which only ct::mma accepts: the
 //   tensor cores may still be writing it. The result of ct::pipelined is an ordinary tile.
-// On the CPU backend, and on the GPU until the staged paths exist (issue 6), it is that plain
-// loop: the same loads, the same ct::mma, the same bits.
+// On the CPU backend it is that plain loop: the same loads, the same ct::mma, the same bits. On
+// the GPU too, except where a tensor-core path takes the fold's shapes (16-bit operand tiles
+// [BM, 64] and [64, BN] into an f32 accumulator): wgmma on sm_90a (backend/sm90/wgmma_fold.hpp,
+// BN = 128), else mma.sync from sm_80 on (backend/sm80/mma_sync_fold.hpp, BM and BN of 64 or
+// 128). Those stage the operands in a ring in the kernel's dynamic shared memory, which the
+// kernel declares (static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes);
+// without it their launch fails.
 #pragma once
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "ctile/backend/sm80/mma_sync_fold.hpp"
 #include "ctile/backend/sm90/wgmma_fold.hpp"
+#include "ctile/tile/fold_result.hpp"
 #include "ctile/tile/mma.hpp"
 #include "ctile/tile/view.hpp"
 
@@ -155,6 +162,126 @@ using fold_result_t =
                            (std::is_same_v<T, bf16> || std::is_same_v<T, f16>),
                        tile<float, typename Acc::shape_type, backend::natural_layout<T, typename Acc::shape_type>>, Acc>;
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// Where trip k's tile of a stage starts in its tensor.
+template <class Spec, int R>
+__device__ coord<R> stage_origin(const Spec& spec, const coord<R>& t, index_t k) {
+  const auto at = typename Spec::map_type{}(t, k);
+  coord<R> origin;
+  for (int i = 0; i < R; ++i) origin[i] = at[i] * spec.view.traversal.step[i];
+  return origin;
+}
+
+// Whether a fold of two stages into Acc runs as an mma.sync fold on this device pass (sm_80
+// and later; on sm_90a only where the wgmma fold does not, which is asked first).
+template <class Acc, class SpecA, class SpecB>
+constexpr bool mma_sync_fold_applies() {
+  using A = stage_traits<SpecA>;
+  using B = stage_traits<SpecB>;
+  return std::is_same_v<typename A::element_type, typename B::element_type> && A::zero_padded && B::zero_padded &&
+         backend::sm80::mma_sync_fold_eligible<typename Acc::element_type, typename Acc::shape_type,
+                                               typename A::element_type, typename A::shape_type,
+                                               typename B::shape_type>();
+}
+
+// The mma.sync fold of one tile block over its own ring at `smem` (backend/sm80/mma_sync_fold.hpp).
+// Its threads copy trip k + S - 1's tiles while the warps multiply trip k's: per trip, once
+// this thread's copies of trip k have landed, a barrier (every thread's have, and every warp is
+// done with trip k - 1's stage), then the copies into that stage, then trip k's mmas. The
+// copies go by cp.async where the tile allows (copies_by_chunks), else element by element,
+// complete before the next barrier. The ring is free on entry: a fold's exchange ends with a
+// barrier after the buffer over the ring is read out.
+template <class Result, class Acc, class Body, class SpecA, class SpecB, int R>
+__device__ Result run_mma_sync_fold(const coord<R>& t, index_t trips, const SpecA& spec_a,
+                                    const SpecB& spec_b, const Acc& init, Body& body, unsigned char* smem) {
+  namespace sm80 = backend::sm80;
+  using T = typename stage_traits<SpecA>::element_type;
+  using SA = typename stage_traits<SpecA>::shape_type;
+  using SB = typename stage_traits<SpecB>::shape_type;
+  using ring = sm80::ring<SA, SB, 1>;
+  constexpr int S = ring::stages, threads = config::gpu_block_threads;
+  using SC = typename Acc::shape_type;
+  constexpr int BM = sm80::rows_of<SC>(), BN = sm80::cols_of<SC>();
+  using accumulator = sm80::mma_sync_accumulator<BM, BN>;
+  using tile_a = sm80::smem_tile<T, SA>;
+  using tile_b = sm80::smem_tile<T, SB>;
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(body(std::declval<in_flight<accumulator>>(),
+                                                                 std::declval<staged<tile_a>>(),
+                                                                 std::declval<staged<tile_b>>()))>,
+                               in_flight<accumulator>>,
+                "ct::pipelined: the body must return ct::mma(a, b, acc) of its staged operands and accumulator");
+  const int thread = backend::thread_index_here();
+  const auto issue = [&](index_t k) {
+    if (k < trips) {
+      unsigned char* stage = smem + std::uint32_t(k % S) * ring::stage_bytes;
+      const coord<R> oa = stage_origin(spec_a, t, k), ob = stage_origin(spec_b, t, k);
+      sm80::stage_tile<T, SA, threads>(stage, spec_a.view.data, spec_a.view.g, oa,
+                                       sm80::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa), thread);
+      sm80::stage_tile<T, SB, threads>(stage + ring::b_offset, spec_b.view.data, spec_b.view.g, ob,
+                                       sm80::copies_by_chunks(spec_b.view.data, spec_b.view.g, ob), thread);
+    }
+    sm80::cp_async_commit();  // an empty group past the end keeps the wait counts uniform
+  };
+  for (int k = 0; k < S - 1; ++k) issue(k);
+  in_flight<accumulator> acc{accumulator{}};
+  const std::uint32_t ring_addr = sm80::smem_u32(smem);
+  for (index_t k = 0; k < trips; ++k) {
+    sm80::cp_async_wait<S - 2>();  // this thread's copies of trip k have landed ...
+    backend::sync_block();         // ... and every thread's; trip k - 1's stage is free
+    issue(k + S - 1);
+    const std::uint32_t stage = ring_addr + std::uint32_t(k % S) * ring::stage_bytes;
+    acc = body(acc, staged<tile_a>(tile_a{stage}), staged<tile_b>(tile_b{stage + ring::b_offset}));
+  }
+  sm80::cp_async_wait<0>();
+  // The exchange buffer lies over the ring; fold_result's first barrier orders every warp's
+  // last reads of it before the writes.
+  const accumulator& d = acc.get(pipeline_key{});
+  float* const buf = reinterpret_cast<float*>(smem);
+  using W = sm80::mma_sync_tiling<BM, BN>;
+  return fold_result<Result, BM, BN, false>(
+      [&](auto) {
+        const int lane = thread % 32, warp = thread / 32;
+        CT_UNROLL
+        for (int fm = 0; fm < W::frags_m; ++fm)
+          CT_UNROLL
+          for (int fn = 0; fn < W::frags_n; ++fn)
+            CT_UNROLL
+            for (int i = 0; i < 4; i += 2)
+              put_pair<BN, false>(buf, sm80::accumulator_row<BM, BN>(warp, lane, fm, i),
+                                  sm80::accumulator_col<BM, BN>(warp, lane, fn, i), d.d[fm][fn][i],
+                                  d.d[fm][fn][i + 1]);
+      },
+      init, buf);
+}
+
+// Runs the mma.sync fold where the kernel declared its ring (shared_bytes); false where not.
+// Co-scheduled tile blocks (ct::co_schedule) each run their own ring in their share of it; a
+// producer warpgroup has nothing to load for them and leaves.
+template <class Result, class Acc, class Body, class SpecA, class SpecB, int R>
+__device__ bool try_mma_sync_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
+                                  const Acc& init, Body& body, Result& result) {
+  namespace sm80 = backend::sm80;
+  using SA = typename stage_traits<SpecA>::shape_type;
+  using SB = typename stage_traits<SpecB>::shape_type;
+  using ring = sm80::ring<SA, SB, 1>;
+  constexpr std::uint32_t alone = ring::stages * ring::stage_bytes;
+  unsigned char* smem = nullptr;
+  if (!backend::cuda::co_scheduled()) {
+    smem = sm80::declared_smem(alone);
+  } else {
+    if (backend::cuda::is_producer()) backend::cuda::leave();
+    smem = sm80::declared_smem(alone * backend::cuda::tile_blocks());
+    if (smem) smem += backend::cuda::slot() * alone;
+    // A persistent CTA's launch checks that each tile ran one fold (the producer's rule).
+    if (smem && backend::cuda::persistent() && threadIdx.x == 0)
+      ++backend::cuda::context().tile_folds[backend::cuda::slot()];
+  }
+  if (!smem) return false;
+  result = run_mma_sync_fold<Result>(t, trips, spec_a, spec_b, init, body, smem);
+  return true;
+}
+#endif
+
 #if CTILE_HAS_WGMMA
 
 // Whether a fold of two stages into Acc runs as a wgmma fold on this (sm_90a) device pass.
@@ -165,15 +292,6 @@ constexpr bool wgmma_fold_applies() {
   return std::is_same_v<typename A::element_type, typename B::element_type> && A::zero_padded && B::zero_padded &&
          backend::sm90::fold_eligible<typename Acc::element_type, typename Acc::shape_type, typename A::element_type,
                                       typename A::shape_type, typename B::shape_type>();
-}
-
-// Where trip k's tile of a stage starts in its tensor.
-template <class Spec, int R>
-__device__ coord<R> stage_origin(const Spec& spec, const coord<R>& t, index_t k) {
-  const auto at = typename Spec::map_type{}(t, k);
-  coord<R> origin;
-  for (int i = 0; i < R; ++i) origin[i] = at[i] * spec.view.traversal.step[i];
-  return origin;
 }
 
 // Which grid axes a stage's index map ignores (bit a: moving the tile index along axis a
@@ -201,60 +319,6 @@ constexpr unsigned map_ignored_axes() {
   }
 }
 
-// A wgmma fold accumulates from zero in wgmma's register layout, and its result leaves through
-// a shared-memory buffer of BN-float rows into the result tile's layout, with init added there
-// (a zero init, the usual ct::zeros, adds nothing and costs only the vote that finds it zero).
-// All BM rows at once, or (Banded) 32 rows at a time where the buffer is smaller. A banded pass
-// takes the same 8-row band of each warp's 16 rows of one 64-row half, so that every thread
-// takes part in every pass, and which of its values go in which pass is known at compile time
-// on both sides (a runtime test per value would keep the accumulator out of wgmma's pipeline,
-// C7515): on wgmma's side, pair i of half h is in band (i / 2) % 2; on the tile's side, slot s
-// of a blocked layout is in the same pass in every thread (checked).
-template <bool Banded>
-CT_HD constexpr int exchange_pass(int row) { return Banded ? 2 * (row / 64) + (row / 8) % 2 : 0; }
-template <bool Banded>
-CT_HD constexpr int exchange_row(int row) { return Banded ? (row % 64) / 16 * 8 + row % 8 : row; }
-
-// Where element (row, col) of the exchange buffer lies: rows of BN floats, unpadded, so that a
-// banded pass of one tile block fits over its own A tile (32 x 128 floats, 16 KiB), with the
-// row's 16-byte units swizzled so that neither side's accesses conflict on banks. wgmma's side
-// writes float2s of 8 rows x 8 columns a warp: the XOR with 2 * (row % 8) spreads the rows over
-// all banks. The tile's side reads 8 consecutive floats a thread as two float4s, 8 threads of a
-// row at a time (units 0, 2, .. 14): flipping the low bit of units 8-15 of every 16 puts those
-// 8 threads' float4s on 8 different bank groups.
-template <int BN>
-CT_HD constexpr int exchange_offset(int row, int col) {
-  static_assert(BN % 64 == 0, "wgmma fold: the exchange swizzle needs rows of a multiple of 64 floats");
-  const int unit = col / 4;
-  return row * BN + 4 * (unit ^ (2 * (row % 8)) ^ ((unit / 8) % 2)) + col % 4;
-}
-
-// The exchange pass of slot s of tile X in thread t. The same in every thread where the rows
-// that slot s holds over the threads lie in one 8-row band (passes_are_fixed: a blocked layout
-// puts slot s of threads 0 .. n-1 in rising rows, so its first and last thread bound them), so
-// the exchanges call it for thread 0: a plain function, not a table, since with an unrolled
-// loop's constant s it folds away, where a table would be read from memory.
-template <class X>
-CT_HD constexpr int slot_row(int s, int t = 0) {
-  using S = typename X::shape_type;
-  return int(backend::slot_coord<S, typename X::layout_type>(t, s)[S::rank - 2]);
-}
-template <class X, bool Banded>
-CT_HD constexpr int slot_pass(int s) { return exchange_pass<Banded>(slot_row<X>(s)); }
-template <class X, bool Banded>
-constexpr bool passes_are_fixed() {
-  for (int s = 0; s < X::slots && Banded; ++s)
-    if (slot_row<X>(s) / 8 != slot_row<X>(s, X::layout_type::threads - 1) / 8) return false;
-  return true;
-}
-
-// f(std::integral_constant<int, i>{}) for i = 0 .. N-1.
-template <int N, class F>
-__device__ void for_each_index(F f) {
-  [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
-      std::make_integer_sequence<int, N>{});
-}
-
 // f(h, i, row, col) for each pair of accumulator registers d[h][i], d[h][i + 1] of a BM x BN
 // wgmma fold that exchange pass p moves: the tile row and column of their first element.
 template <int BM, int BN, bool Banded, int p, class F>
@@ -268,61 +332,16 @@ __device__ void for_each_accumulator_pair(F f) {
         f(h, i, 64 * h + backend::sm90::wgmma_acc_row(thread, i), backend::sm90::wgmma_acc_col(thread, i));
 }
 
-// Whether any of x's values is other than +0.0 (bitwise: -0.0 and NaN count).
-template <class X>
-__device__ bool any_nonzero(const X& x) {
-  bool any = false;
-  CT_UNROLL
-  for (int s = 0; s < X::slots; ++s) any = any || __float_as_uint(x.v[s]) != 0u;
-  return any;
-}
-
-// The finished accumulator d plus init, as a Result tile (8-element chunks), through `buf`.
-// Begins with a barrier of the tile block: every warp's wgmmas are done before `buf`, which
-// lies over the ring, is written; and ends with one: `buf` is read out.
+// The finished wgmma accumulator d plus init, as a Result tile, through `buf` (fold_result).
 template <class Result, int BM, int BN, bool Banded, class Acc>
 __device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d, const Acc& init, float* buf) {
-  constexpr int R = Result::shape_type::rank;
-  using P = typename Result::layout_type;
-  static_assert(P::vec == 8, "wgmma fold: the result is laid out in 8-element chunks");
-  static_assert(passes_are_fixed<Result, Banded>(), "wgmma fold: the result's layout spreads a slot over exchange passes");
-  static_assert(passes_are_fixed<Acc, Banded>(),
-                "wgmma fold: the initial accumulator's layout spreads a slot over exchange passes");
-  const bool add_init = backend::block_any(any_nonzero(init));
-  Result r;
-  for_each_index<Banded ? BM / 32 : 1>([&](auto pass) {
-    constexpr int p = decltype(pass)::value;
-    if constexpr (p > 0) backend::sync_block();  // the previous pass is read
-    for_each_accumulator_pair<BM, BN, Banded, p>([&](int h, int i, int row, int col) {
-      *reinterpret_cast<float2*>(buf + exchange_offset<BN>(exchange_row<Banded>(row), col)) =
-          make_float2(d.d[h][i], d.d[h][i + 1]);
-    });
-    backend::sync_block();
-    const int t = backend::thread_index_here();
-    if (add_init) {
-      CT_UNROLL
-      for (int s = 0; s < Acc::slots; ++s) {
-        if (slot_pass<Acc, Banded>(s) != p || !backend::slot_canonical<typename Acc::shape_type, typename Acc::layout_type>(t, s))
-          continue;
-        const auto c = backend::slot_coord<typename Acc::shape_type, typename Acc::layout_type>(t, s);
-        buf[exchange_offset<BN>(exchange_row<Banded>(int(c[R - 2])), int(c[R - 1]))] += init.v[s];
-      }
-      backend::sync_block();
-    }
-    CT_UNROLL
-    for (int k = 0; k < P::chunks_per_thread; ++k) {
-      if (slot_pass<Result, Banded>(k * 8) != p) continue;
-      const auto c = backend::slot_coord<typename Result::shape_type, P>(t, k * 8);
-      const int row = exchange_row<Banded>(int(c[R - 2])), col = int(c[R - 1]);
-      const float4 lo = *reinterpret_cast<const float4*>(buf + exchange_offset<BN>(row, col));
-      const float4 hi = *reinterpret_cast<const float4*>(buf + exchange_offset<BN>(row, col + 4));
-      const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-      CT_UNROLL
-      for (int e = 0; e < 8; ++e) r.v[k * 8 + e] = v[e];
-    }
-  });
-  backend::sync_block();  // read out
-  return r;
+  return fold_result<Result, BM, BN, Banded>(
+      [&](auto pass) {
+        for_each_accumulator_pair<BM, BN, Banded, decltype(pass)::value>([&](int h, int i, int row, int col) {
+          put_pair<BN, Banded>(buf, row, col, d.d[h][i], d.d[h][i + 1]);
+        });
+      },
+      init, buf);
 }
 
 // The ring a producer warpgroup fills runs on across the tiles of a persistent CTA: trip k of
@@ -733,6 +752,23 @@ CT_HD auto run_pipelined(const coord<R>& t, index_t trips, const stage_list<Spec
     }
   }
 #endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof...(Specs) == 2) {
+    const auto& spec_a = st.specs.template get<0>();
+    const auto& spec_b = st.specs.template get<1>();
+    using SpecA = std::remove_cvref_t<decltype(spec_a)>;
+    using SpecB = std::remove_cvref_t<decltype(spec_b)>;
+    if constexpr (mma_sync_fold_applies<Acc, SpecA, SpecB>()) {
+      Result r;
+      if (try_mma_sync_fold(t, trips, spec_a, spec_b, init, body, r)) return r;
+      // As for wgmma, no plain-loop fallback: without the kernel's shared_bytes the launch
+      // fails by a trap. The fallback, a 128 x 128 tile of register products, took 30 s of
+      // compile time more per kernel and made ptxas spill 11 KB in the fold beside it.
+      __trap();
+      __builtin_unreachable();
+    }
+  }
+#endif
   in_flight<Acc> acc(init);
   for (index_t k = 0; k < trips; ++k)
     acc = body(acc, load_stage<typename Specs::map_type>(st.specs.template get<I>().view, t, k)...);
@@ -760,6 +796,24 @@ template <class A, class B, class TC, class SC, class PC>
 CT_HD tile<TC, SC, PC> mma(const staged<A>& a, const staged<B>& b, const tile<TC, SC, PC>& acc) {
   return mma(a.get(detail::pipeline_key{}), b.get(detail::pipeline_key{}), acc);
 }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// ct::mma on operands staged in shared memory by the mma.sync fold: one trip's mmas into the
+// in-flight accumulator.
+template <class T, class SA, class SB, int BM, int BN>
+__device__ in_flight<backend::sm80::mma_sync_accumulator<BM, BN>> mma(
+    const staged<backend::sm80::smem_tile<T, SA>>& a, const staged<backend::sm80::smem_tile<T, SB>>& b,
+    const in_flight<backend::sm80::mma_sync_accumulator<BM, BN>>& acc) {
+  static_assert(backend::sm80::cols_of<SA>() == backend::sm80::rows_of<SB>(),
+                "ct::mma: inner dimensions differ: a is [.., M, K] and b must be [.., K, N] with the same K");
+  static_assert(backend::sm80::rows_of<SA>() == BM && backend::sm80::cols_of<SB>() == BN,
+                "ct::mma: acc must be [.., M, N] for a [.., M, K] and b [.., K, N]");
+  auto d = acc.get(detail::pipeline_key{});
+  backend::sm80::mma_sync_trip(d, a.get(detail::pipeline_key{}), b.get(detail::pipeline_key{}),
+                               backend::thread_index_here());
+  return in_flight<backend::sm80::mma_sync_accumulator<BM, BN>>(d);
+}
+#endif
 
 #if CTILE_HAS_WGMMA
 // ct::mma on operands staged in shared memory by the sm_90a fold: one trip's wgmmas, issued

@@ -5,8 +5,9 @@
 //   f32 inputs multiply exactly in f32 unless tf32 is asked for (gemm_args::allow_tf32).
 // The main loop is a ct::pipelined fold over K tiles, so the backend may stage the operands
 // ahead: on sm_90a with 16-bit inputs it runs on wgmma from a TMA-filled ring (cp.async where
-// TMA cannot describe an operand), two tile blocks per CTA sharing B (docs/backend.md); on the
-// CPU and other GPUs it is the plain loop acc = ct::mma(a tile, b tile, acc), bit for bit.
+// TMA cannot describe an operand), two tile blocks per CTA sharing B (docs/backend.md); on
+// sm_80-class GPUs on mma.sync from a cp.async ring; on the CPU (and with f32 inputs) it is the
+// plain loop acc = ct::mma(a tile, b tile, acc), bit for bit.
 #pragma once
 #include <cstdint>
 #include <mutex>
@@ -109,9 +110,10 @@ struct gemm_tiles {
 // tile blocks a CTA sharing each B stage, and by default a third warpgroup that issues the TMA
 // loads, on a persistent grid, in 2-CTA clusters along N where TMA serves both operands
 // (`wgmma_producer_cluster`; bench/results/2026-12-04-gemm-cluster-producer.md).
-// Elsewhere (other GPUs, f32 inputs) the SIMT path: 64 x 64 in general; 16 x 64 with longer K
-// steps when M is at most 16 (decode-style products), where a 64-row tile would be mostly
-// padding. Larger SIMT tiles gain little and multiply the device compile time.
+// On sm_80-class GPUs with room for the ring (gemm_use_mma_sync), `gemm_wgmma`'s tiles run on
+// mma.sync. Elsewhere (other GPUs, f32 inputs) the SIMT path: 64 x 64 in general; 16 x 64 with
+// longer K steps when M is at most 16 (decode-style products), where a 64-row tile would be
+// mostly padding. Larger SIMT tiles gain little and multiply the device compile time.
 using gemm_wgmma = gemm_config<128, 128, 64, ct::pipeline_shared_bytes>;
 using gemm_wgmma_paired = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2>;
 using gemm_wgmma_cluster = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 2>;
@@ -147,8 +149,18 @@ bool gemm_use_clusters(const ct::tensor<T>& a3, const ct::tensor<T>& b3, index_t
 }
 
 // Whether the wgmma configurations are chosen on `dev`: a Hopper GPU. A binary built without
-// sm_90a code runs the same 128 x 128 tiles as a plain SIMT loop there: correct, slow.
+// sm_90a code runs the same 128 x 128 tiles on mma.sync there (backend/sm80/mma_sync_fold.hpp),
+// each tile block staging its own operands.
 inline bool gemm_use_wgmma(const ct::device& dev) { return dev.is_cuda() && dev.compute_capability() == 90; }
+
+// Whether `gemm_wgmma`'s 128 x 128 x 64 tiles are chosen on `dev` where wgmma is not: an
+// sm_80-class GPU whose blocks may hold their ring beside the static shared memory (the arena
+// and its staging, under 20 KiB): A100 and H800-class parts, not sm_86/sm_89 (99 KiB a block),
+// which keep the SIMT tiles. The fold runs on mma.sync there.
+inline bool gemm_use_mma_sync(const ct::device& dev) {
+  return dev.is_cuda() && dev.compute_capability() / 10 == 8 &&
+         std::size_t(dev.shared_memory_per_block()) >= ct::pipeline_shared_bytes + 20 * 1024;
+}
 
 // The one-element tensor an absent epilogue input binds to (an output is not readable, so c
 // cannot serve), made once per device and type: allocating it per call would put a device
@@ -231,6 +243,7 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
     // bench/results/2026-12-04-gemm-cluster-producer.md).
     if (tiles == gemm_tiling::automatic && hopper)
       return gemm_use_clusters(a3, b3, c3.extent(2)) ? run(gemm_wgmma_producer_cluster{}) : run(gemm_wgmma_producer{});
+    if (tiles == gemm_tiling::automatic && gemm_use_mma_sync(s.dev())) return run(gemm_wgmma{});
   }
   if (gemm_use_short_m(c3.extent(1))) return run(gemm_short_m{});
   return run(gemm_square{});

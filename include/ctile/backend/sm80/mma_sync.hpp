@@ -25,6 +25,14 @@ CT_HD constexpr int mma_b_col(int lane, int /*i*/) { return lane / 4; }
 CT_HD constexpr int mma_c_row(int lane, int i) { return lane / 4 + 8 * (i / 2); }
 CT_HD constexpr int mma_c_col(int lane, int i) { return 2 * (lane % 4) + i % 2; }
 
+// Lane l's row address for ldmatrix: x4 over A's 16 x 16 fragment (matrix l / 8: rows
+// 8 ((l / 8) % 2) + l % 8, columns 8 (l / 16), which is the order of the A fragment's four
+// registers), and x2.trans over B's 16 x 8 fragment (K rows l % 16; lanes 16-31 repeat 0-15,
+// whose addresses the x2 form does not use).
+CT_HD constexpr int ldmatrix_a_row(int lane) { return lane % 8 + 8 * ((lane / 8) % 2); }
+CT_HD constexpr int ldmatrix_a_col(int lane) { return 8 * (lane / 16); }
+CT_HD constexpr int ldmatrix_b_row(int lane) { return lane % 16; }
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 __device__ inline std::uint32_t smem_u32(const void* p) { return static_cast<std::uint32_t>(__cvta_generic_to_shared(p)); }
 
@@ -53,6 +61,19 @@ __device__ inline void ldmatrix_x2_trans(std::uint32_t (&r)[2], const void* row_
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
                : "=r"(r[0]), "=r"(r[1])
                : "r"(smem_u32(row_address)));
+}
+// The same from 32-bit shared-memory addresses (a staged tile's base plus an offset), and four
+// matrices transposed (two 16 x 8 B fragments of a [K][N] tile: matrices 0, 1 the first's
+// k rows 0-7 and 8-15, matrices 2, 3 the second's).
+__device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t row_address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(row_address));
+}
+__device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t row_address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(row_address));
 }
 
 // d = a * b + d for a 16 x 16 A fragment of T (bf16 or f16), a 16 x 8 B fragment, 16 x 8 f32 d.

@@ -38,14 +38,6 @@ struct mma_tile_geometry {
   static constexpr bool fits = kc >= 16 && rows_fit >= 1 && frags <= 64;
 };
 
-// Lane l's row address for ldmatrix: x4 over A's 16 x 16 fragment (matrix l / 8: rows
-// 8 ((l / 8) % 2) + l % 8, columns 8 (l / 16), which is the order of the A fragment's four
-// registers), and x2.trans over B's 16 x 8 fragment (K rows l % 16; lanes 16-31 repeat 0-15,
-// whose addresses the x2 form does not use).
-CT_HD constexpr int ldmatrix_a_row(int lane) { return lane % 8 + 8 * ((lane / 8) % 2); }
-CT_HD constexpr int ldmatrix_a_col(int lane) { return 8 * (lane / 16); }
-CT_HD constexpr int ldmatrix_b_row(int lane) { return lane % 16; }
-
 // Warp w's f-th output fragment of a product of geometry G: warp w takes fragments w, w + warps,
 // ... of the 16 x 8 grid, row-major; `fm`, `fn` its place there, `valid` false past the last.
 struct fragment_place {

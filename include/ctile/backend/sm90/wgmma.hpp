@@ -10,17 +10,14 @@
 
 #include <type_traits>
 
+#include "ctile/backend/sm80/staging.hpp"
 #include "ctile/core/config.hpp"
 #include "ctile/core/dtype.hpp"
 
 namespace ct::backend::sm90 {
 
-// The 128B swizzle: a panel row is 128 bytes; within each group of 8 rows (a 1024-byte atom) the
-// eight 16-byte pieces of row r are permuted by XOR with r % 8. Byte offset of byte `col_byte`
-// (< 128) of row `row` in a panel whose base is 1024-byte aligned.
-CT_HD constexpr std::uint32_t swizzle128_offset(std::uint32_t row, std::uint32_t col_byte) {
-  return row * 128u + (((col_byte / 16u) ^ (row % 8u)) * 16u) + col_byte % 16u;
-}
+// The 128B swizzle of the staged panels (backend/sm80/staging.hpp), which wgmma reads too.
+using sm80::swizzle128_offset;
 
 // The 64-bit shared-memory matrix descriptor: start address, leading- and stride-dimension
 // byte offsets (each >> 4, 14 bits), base offset 0 (atoms 1024-byte aligned), layout type.
