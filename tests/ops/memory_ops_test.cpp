@@ -5,8 +5,9 @@
 // padding even though the tensor holds them), in.permuted and loads through a transposed (non-
 // contiguous) tensor, out.store clipping at the edge of a view into a larger tensor, and
 // ct::store through a ct::unsafe::global to another block's tile (with an explicit grid), with
-// ct::assume_divisible_by and the grid-dependency controls in the same kernel, and copies of rows
-// that start off a 16-byte boundary at every offset. Outputs are poisoned, and a margin around
+// ct::assume_divisible_by and the grid-dependency controls in the same kernel, copies of rows
+// that start off a 16-byte boundary at every offset, and loads laid out as another tile
+// (ct::layout_of). Outputs are poisoned, and a margin around
 // each destination view must stay poisoned; results must match bit for bit (the sign of zero
 // included).
 #include "ops/ops_util.hpp"
@@ -283,6 +284,69 @@ TEST_P(memory_ops, rows_off_a_16_byte_boundary) {
   check_misaligned_rows<double, ct::shape<2, 64>>(dev(), 3, 129, 1);
   check_misaligned_rows<std::int8_t, ct::shape<2, 512>>(dev(), 19, 1001, 0);
   check_misaligned_rows<std::int8_t, ct::shape<2, 512>>(dev(), 3, 999, 2);
+}
+
+// Loads laid out as another tile (ct::layout_of): x's bf16 tile as f32 keeps 8-element chunks;
+// a [1, N] row of f32 loaded laid out as it (a slice: each thread the columns of its own
+// elements), and an f32 tile loaded laid out as it (wide chunks, two 16-byte pieces each), from
+// rows off 16-byte boundaries with a partial tile; y = x * row + w, and the sums of the rows of
+// each of w's tiles, whose padding (zero) outside the tensor must not count.
+template <class S>
+struct laid_out_loads {
+  static constexpr const char* name = "ops_laid_out_loads";
+  CT_TILE void operator()(ct::out<float, S> y, ct::out<float, ct::shape<S::dim(0), 1>> sums, ct::in<ct::bf16, 2> x,
+                          ct::in<float, 2> row, ct::in<float, 2> w) const {
+    const auto [i, j] = y.tile_index();
+    const auto xf = ct::astype<float>(x.load_like(y));
+    const auto r = ct::load(row, {0, j}, ct::shape<1, S::dim(1)>{}, ct::pad::nan, ct::layout_of(xf));
+    const auto wf = w.tiled(S{}).load(i, j, ct::layout_of(xf));
+    y.store(xf * r + wf);
+    sums.store(ct::sum(wf, ct::axis<1>, ct::keepdims));
+  }
+};
+
+template <class S>
+void check_laid_out_loads(const ct::device& dev, ct::index_t rows, ct::index_t cols) {
+  SCOPED_TRACE(cat(case_name<float, S>({rows, cols})));
+  // Small integers: every product and sum is exact, fused or not.
+  const auto ints = [](std::size_t n, int seed) {
+    std::vector<float> v(n);
+    for (std::size_t f = 0; f < n; ++f) v[f] = float(int((f * 7 + std::size_t(seed) * 13) % 17) - 8);
+    return v;
+  };
+  const auto vx = ints(std::size_t(rows * cols), 1), vrow = ints(std::size_t(cols), 2);
+  const auto vw = ints(std::size_t(rows * S::dim(1)), 3);  // w: one tile of columns
+  std::vector<ct::bf16> vxb(vx.size());
+  for (std::size_t f = 0; f < vx.size(); ++f) vxb[f] = ct::convert<ct::bf16>(vx[f]);
+  const auto x = tensor_of(vxb, {rows, cols}, dev), row = tensor_of(vrow, {1, cols}, dev);
+  // w's rows start off 16-byte boundaries: a view one column into a wider tensor.
+  std::vector<float> vw_wide(std::size_t(rows * (S::dim(1) + 1)), -1000.0f);
+  for (ct::index_t r = 0; r < rows; ++r)
+    for (ct::index_t c = 0; c < S::dim(1) - 3; ++c)
+      vw_wide[std::size_t(r * (S::dim(1) + 1) + c + 1)] = vw[std::size_t(r * S::dim(1) + c)];
+  const ct::index_t w_cols = S::dim(1) - 3;  // a partial tile: its last 3 columns are padding
+  const auto w = tensor_of(vw_wide, {rows, S::dim(1) + 1}, dev).slice(1, 1, 1 + w_cols);
+  framed<float> y({rows, cols}, {1, 3}, dev);
+  const ct::index_t row_tiles = (rows + S::dim(0) - 1) / S::dim(0), col_tiles = (cols + S::dim(1) - 1) / S::dim(1);
+  auto sums = poisoned<float>({row_tiles * S::dim(0), col_tiles}, dev);
+  ct::launch(laid_out_loads<S>{}, y.view.partition(S{}), sums.partition(ct::shape<S::dim(0), 1>{}), x, row, w)
+      .wait();
+  EXPECT_TRUE(all_same(y.whole.to_host(), y.expected([&](const auto& c) {
+    // w has one partial tile of columns; beyond it, padding (zero).
+    const float wv = c[1] < w_cols ? vw[std::size_t(c[0] * S::dim(1) + c[1])] : 0.0f;
+    return vx[std::size_t(c[0] * cols + c[1])] * vrow[std::size_t(c[1])] + wv;
+  }))) << "x * row + w";
+  EXPECT_TRUE(all_same(sums.to_host(), reference_of<float>(std::size_t(row_tiles * S::dim(0) * col_tiles), [&](std::size_t f) {
+    const std::size_t r = f / std::size_t(col_tiles), j = f % std::size_t(col_tiles);
+    float sum = 0.0f;
+    for (ct::index_t c = 0; j == 0 && c < w_cols && ct::index_t(r) < rows; ++c) sum += vw[r * std::size_t(S::dim(1)) + std::size_t(c)];
+    return sum;
+  }))) << "row sums of w's tiles";
+}
+
+TEST_P(memory_ops, loads_laid_out_as_another_tile) {
+  check_laid_out_loads<ct::shape<4, 256>>(dev(), 9, 515);
+  check_laid_out_loads<ct::shape<16, 64>>(dev(), 37, 131);
 }
 
 template <class T, class S>

@@ -8,7 +8,7 @@
 #include "ctile/core/config.hpp"
 
 #if defined(__CUDACC__)
-#include <cuda/atomic>
+#include <cuda/atomic>  // libcu++, namespace ::cuda (spelled so: ct::backend::cuda is another)
 #endif
 
 namespace ct {
@@ -30,17 +30,17 @@ constexpr std::memory_order host_order() {
 
 #if defined(__CUDA_ARCH__)
 template <memory_order O>
-__device__ constexpr cuda::std::memory_order device_order() {
-  if constexpr (O == memory_order::relaxed) return cuda::std::memory_order_relaxed;
-  else if constexpr (O == memory_order::acquire) return cuda::std::memory_order_acquire;
-  else if constexpr (O == memory_order::release) return cuda::std::memory_order_release;
-  else return cuda::std::memory_order_acq_rel;
+__device__ constexpr ::cuda::std::memory_order device_order() {
+  if constexpr (O == memory_order::relaxed) return ::cuda::std::memory_order_relaxed;
+  else if constexpr (O == memory_order::acquire) return ::cuda::std::memory_order_acquire;
+  else if constexpr (O == memory_order::release) return ::cuda::std::memory_order_release;
+  else return ::cuda::std::memory_order_acq_rel;
 }
 template <memory_scope S>
-constexpr cuda::thread_scope device_scope() {
-  if constexpr (S == memory_scope::block) return cuda::thread_scope_block;
-  else if constexpr (S == memory_scope::device) return cuda::thread_scope_device;
-  else return cuda::thread_scope_system;
+constexpr ::cuda::thread_scope device_scope() {
+  if constexpr (S == memory_scope::block) return ::cuda::thread_scope_block;
+  else if constexpr (S == memory_scope::device) return ::cuda::thread_scope_device;
+  else return ::cuda::thread_scope_system;
 }
 #endif
 
@@ -48,7 +48,7 @@ constexpr cuda::thread_scope device_scope() {
 template <atomic_op Op, memory_order O, memory_scope S, class T>
 CT_HD T atomic_rmw(T* p, T v) {
 #if defined(__CUDA_ARCH__)
-  cuda::atomic_ref<T, device_scope<S>()> ref(*p);
+  ::cuda::atomic_ref<T, device_scope<S>()> ref(*p);
   constexpr auto o = device_order<O>();
   if constexpr (Op == atomic_op::add) return ref.fetch_add(v, o);
   else if constexpr (Op == atomic_op::max) return ref.fetch_max(v, o);
@@ -78,7 +78,7 @@ CT_HD T atomic_rmw(T* p, T v) {
 template <memory_order O, memory_scope S, class T>
 CT_HD T atomic_cas(T* p, T expected, T desired) {
 #if defined(__CUDA_ARCH__)
-  cuda::atomic_ref<T, device_scope<S>()> ref(*p);
+  ::cuda::atomic_ref<T, device_scope<S>()> ref(*p);
   ref.compare_exchange_strong(expected, desired, device_order<O>());
 #else
   std::atomic_ref<T> ref(*p);

@@ -9,17 +9,14 @@
 // contiguous chunk off the boundary moves in aligned pieces (backend/straddle.hpp), and whole
 // aligned tiles skip the per-chunk tests. Built with it off, the code below compiles to what it
 // was before the option existed (same SASS for bench/bandwidth.cpp as on 2026-12-03).
-// The experimental CTILE_WARP_ROWS moves row tiles by aligned blocks and warp shuffles instead
-// (backend/warp_rows.hpp); built without it, the code is what it was before that path existed
-// (same SASS for bench/bandwidth.cpp, 2026-12-04).
 #pragma once
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "ctile/backend/exchange.hpp"
 #include "ctile/backend/straddle.hpp"
-#include "ctile/backend/warp_rows.hpp"
 #include "ctile/tile/tile.hpp"
 
 namespace ct::backend {
@@ -172,50 +169,6 @@ CT_HD chunk_place<R> place_chunk(const global_view<R>& g, const coord<R>& origin
   return p;
 }
 
-namespace detail {
-// Whether every warp holds, in each of its chunk slots, 32 consecutive chunks of one row of a
-// tile of shape S (layout P): the shape backend/warp_rows.hpp moves. Not 1-D tiles: a flat
-// tensor's rows are aligned but for its last tile (or a view's), and the path's registers would
-// cost every tile of the elementwise kernels occupancy.
-template <class S, class P, int Bytes>
-constexpr bool warp_row_shape() {
-  if constexpr (!config::warp_rows || Bytes != 16 || config::block_threads % 32 != 0 || P::replicated) return false;
-  else return S::rank >= 2 && (S::dim(S::rank - 1) / P::vec) % 32 == 0;
-}
-
-// Whether the tile at `origin` moves by warp_rows.hpp: rows contiguous, and (loads) no block
-// read past a tensor that ends off a 16-byte boundary. The tile's highest read lies below its last
-// row's column origin + width + V; the tensor's last block starts above its last row's column
-// n - V (the last row at the highest address: strides are not negative).
-template <class S, class P, bool Load, class T, int R>
-CT_HD bool takes_warp_rows(const T* base, const global_view<R>& g, const coord<R>& origin) {
-  if (g.stride[R - 1] != 1) return false;
-  if (!Load) return true;
-  bool last_row = true;
-  CT_UNROLL
-  for (int i = 0; i < R - 1; ++i) {
-    if (g.stride[i] < 0) return false;
-    last_row = last_row && (g.stride[i] == 0 || origin[i] + S::dim(i) >= g.extent[i]);
-  }
-  const bool ends_off_a_block = !aligned<16>(base + span_of(g));
-  return !(ends_off_a_block && last_row && origin[R - 1] + S::dim(R - 1) + 2 * P::vec > g.extent[R - 1]);
-}
-
-// The lane's part of its warp's chunks; unless Whole (the tile lies in the tensor), limited to
-// the bytes of the chunk's row that the tensor holds (none when the row is outside it).
-template <bool Whole, class T, int R>
-CT_HD warp_row_chunk place_in_warp_row(const T* chunk, const chunk_place<R>& p, index_t n_last, int lane) {
-  const auto at = reinterpret_cast<std::uintptr_t>(chunk);
-  if constexpr (Whole) {
-    return warp_row_chunk(at, lane);
-  } else {
-    const std::uintptr_t row_lo = at - std::uintptr_t(p.last) * sizeof(T);
-    const std::uintptr_t row_hi = p.row_inside ? row_lo + std::uintptr_t(n_last) * sizeof(T) : row_lo;
-    return warp_row_chunk(at, row_lo, row_hi, lane);
-  }
-}
-}  // namespace detail
-
 // One chunk's V elements, one access each; checked, those outside the tensor become `pad`.
 template <int V, bool Checked, class T, int R>
 CT_HD void load_elements(T* dst, const T* src, const chunk_place<R>& p, index_t n_last, index_t s_last, T pad) {
@@ -223,45 +176,6 @@ CT_HD void load_elements(T* dst, const T* src, const chunk_place<R>& p, index_t 
   for (int v = 0; v < V; ++v) {
     const index_t j = p.last + v;
     dst[v] = (!Checked || (p.row_inside && j >= 0 && j < n_last)) ? src[v * s_last] : pad;
-  }
-}
-
-// load_tile's chunks of a tile that takes_warp_rows (backend/warp_rows.hpp). Masked: the tile is
-// not wholly inside the tensor, and its elements outside it become `pad`.
-template <class T, class S, bool Masked, int R>
-CT_HD void load_warp_rows(detail::chunk16* c, const T* base, const global_view<R>& g, const coord<R>& origin, T pad) {
-  using out = tile<T, S>;
-  using P = typename out::layout_type;
-  constexpr int V = P::vec, K = P::chunks_per_thread;
-  const index_t n_last = g.extent[R - 1];
-  const int lane = thread_index() & 31;
-  const detail::chunk16 none{};
-  detail::chunk16 own[K], next[K];
-  chunk_place<R> place[K];
-  unsigned shift[K];
-  CT_UNROLL
-  for (int k = 0; k < K; ++k) {
-    place[k] = place_chunk<S, R>(g, origin, out::coord_of(k * V));
-    const auto w = detail::place_in_warp_row<!Masked>(base + place[k].offset, place[k], n_last, lane);
-    shift[k] = w.shift;
-    own[k] = w.read_block ? *reinterpret_cast<const detail::chunk16*>(w.block) : none;
-    next[k] = w.read_next ? *reinterpret_cast<const detail::chunk16*>(w.block + 16) : none;
-  }
-  CT_UNROLL
-  for (int k = 0; k < K; ++k) {
-    const detail::chunk16 above = shfl_down(own[k], 1);
-    if (lane != 31) next[k] = above;
-    c[k] = detail::bytes_at(own[k], next[k], shift[k]);
-    if constexpr (Masked) {
-      T e[V];
-      memcpy(e, &c[k], 16);
-      CT_UNROLL
-      for (int v = 0; v < V; ++v) {
-        const index_t j = place[k].last + v;
-        if (!(place[k].row_inside && j >= 0 && j < n_last)) e[v] = pad;
-      }
-      memcpy(&c[k], e, 16);
-    }
   }
 }
 
@@ -295,35 +209,23 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
       for (int k = 0; k < P::chunks_per_thread; ++k)
         detail::copy_vector<16>(&c[k], first + detail::offset_of(g, coord_of(k * V)));
     } else {
-      bool moved = false;  // by warp_rows.hpp; a plain flag, so that without it the code is as before
-      if constexpr (detail::warp_row_shape<S, P, bytes>()) {
-        if (detail::takes_warp_rows<S, P, true>(base, g, origin)) {
-          if (!Checked || detail::whole_and_contiguous<S, V, Checked>(g, origin))
-            load_warp_rows<T, S, false>(c, base, g, origin, pad);
-          else
-            load_warp_rows<T, S, true>(c, base, g, origin, pad);
-          moved = true;
+      CT_UNROLL
+      for (int k = 0; k < P::chunks_per_thread; ++k) {
+        const auto p = place_chunk<S, R>(g, origin, coord_of(k * V));
+        const T* src = base + p.offset;
+        const bool contiguous = (!Checked || p.template whole<V>(n_last)) && s_last == 1;
+        if (contiguous && detail::aligned<16>(src)) {
+          detail::copy_vector<16>(&c[k], src);
+        } else if (contiguous && detail::straddle_readable(src, span_end)) {
+          detail::load_straddling(reinterpret_cast<T*>(&c[k]), src);
+        } else {  // edges, odd strides, and the tensor's last bytes (the next aligned block may be
+                  // past its allocation)
+          T e[V];
+          load_elements<V, Checked>(e, src, p, n_last, s_last, pad);
+          memcpy(&c[k], e, 16);
         }
       }
-      if (!moved) {
-        CT_UNROLL
-        for (int k = 0; k < P::chunks_per_thread; ++k) {
-          const auto p = place_chunk<S, R>(g, origin, coord_of(k * V));
-          const T* src = base + p.offset;
-          const bool contiguous = (!Checked || p.template whole<V>(n_last)) && s_last == 1;
-          if (contiguous && detail::aligned<16>(src)) {
-            detail::copy_vector<16>(&c[k], src);
-          } else if (contiguous && detail::straddle_readable(src, span_end)) {
-            detail::load_straddling(reinterpret_cast<T*>(&c[k]), src);
-          } else {  // edges, odd strides, and the tensor's last bytes (the next aligned block may be
-                    // past its allocation)
-            T e[V];
-            load_elements<V, Checked>(e, src, p, n_last, s_last, pad);
-            memcpy(&c[k], e, 16);
-          }
-        }
-        detail::reconverge();
-      }
+      detail::reconverge();
     }
     memcpy(r.v, c, sizeof(c));
   } else {
@@ -342,28 +244,6 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
     }
   }
   return r;
-}
-
-// store_tile's chunks of a tile that takes_warp_rows (backend/warp_rows.hpp); Whole: the tile
-// lies in the tensor.
-template <bool Whole, class T, class S, int R>
-CT_HD void store_warp_rows(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S>& x) {
-  using in = tile<T, S>;
-  using P = typename in::layout_type;
-  constexpr int V = P::vec, K = P::chunks_per_thread;
-  const int t = thread_index_here(), lane = t & 31;
-  CT_UNROLL
-  for (int k = 0; k < K; ++k) {
-    detail::chunk16 own;
-    memcpy(&own, &x.v[k * V], 16);
-    const detail::chunk16 previous = shfl_up(own, 1, 32);
-    const auto p = place_chunk<S, R>(g, origin, slot_coord<S, P>(t, k * V));
-    const auto w = detail::place_in_warp_row<Whole>(base + p.offset, p, g.extent[R - 1], lane);
-    auto* block = reinterpret_cast<unsigned char*>(w.block);
-    detail::store_block_bytes<int(sizeof(T))>(block, w.block_from(previous, own), w.write);
-    if (w.write_next.any()) detail::store_block_bytes<int(sizeof(T))>(block + 16, w.next_block_from(own), w.write_next);
-  }
-  detail::reconverge();
 }
 
 // Stores x (natural layout) as the tile at `origin`; elements outside the tensor are dropped
@@ -387,13 +267,6 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
       for (int k = 0; k < P::chunks_per_thread; ++k)
         if (canonical(k * V)) detail::store_vector<bytes>(first + detail::offset_of(g, coord_of(k * V)), &x.v[k * V]);
       return;
-    }
-    if constexpr (detail::warp_row_shape<S, P, bytes>()) {
-      if (detail::takes_warp_rows<S, P, false>(base, g, origin)) {
-        if (!Checked || detail::whole_and_contiguous<S, V, Checked>(g, origin)) store_warp_rows<true>(base, g, origin, x);
-        else store_warp_rows<false>(base, g, origin, x);
-        return;
-      }
     }
     if constexpr (bytes == 16) {
       if (detail::whole_and_contiguous<S, V, Checked>(g, origin)) {
@@ -474,6 +347,87 @@ CT_HD void store_wide_tile(T* base, const global_view<R>& g, const coord<R>& ori
     }
   }
   detail::reconverge();
+}
+
+// Loads the tile of shape S at `origin` in layout P: P's shape is S's or S is a slice of it
+// (dims of 1 where P's are larger: a [1, N] row laid out as a [M, N] tile's rows are), and its
+// chunks may be of any width. So a load can put its elements in the threads and slots where
+// the tile it will be combined with holds the same places (ct::layout_of), instead of an
+// exchange through shared memory after a load in the natural layout. Each chunk a 16-byte piece
+// at a time, as store_wide_tile stores them: one vector access where the piece lies in the
+// tensor with its elements contiguous, a straddling one off a 16-byte boundary, element by
+// element otherwise (elements outside the tensor become `pad`). The natural layout takes
+// load_tile's code.
+namespace detail {
+// For each chunk slot k of layout P over a tile of shape S, the first slot holding the same
+// elements as k in every thread (a slice layout repeats a row's chunks over the rows it
+// collapses), or k itself: the later ones are copies, not loads.
+template <class S, class P>
+struct repeated_chunks {
+  int first[P::chunks_per_thread];
+  constexpr repeated_chunks() : first() {
+    for (int k = 0; k < P::chunks_per_thread; ++k) {
+      first[k] = k;
+      for (int j = 0; j < k && first[k] == k; ++j) {
+        bool same = true;
+        for (int t = 0; t < P::threads && same; ++t) {
+          const auto a = slot_coord<S, P>(t, j * P::vec), b = slot_coord<S, P>(t, k * P::vec);
+          for (int i = 0; i < S::rank; ++i) same = same && a[i] == b[i];
+        }
+        if (same) first[k] = j;
+      }
+    }
+  }
+};
+}  // namespace detail
+
+template <class T, class S, class P, int R>
+CT_HD tile<T, S, P> load_laid_out(const T* base, const global_view<R>& g, const coord<R>& origin, T pad) {
+  if constexpr (std::is_same_v<P, natural_layout<T, S>>) {
+    return load_tile<T, S, R>(base, g, origin, pad);
+  } else {
+    static_assert(std::is_same_v<P, blocked_layout<typename P::shape_type, P::vec, P::threads>>,
+                  "load_laid_out: a blocked layout");
+    constexpr int V = P::vec, piece = V * int(sizeof(T)) < 16 ? V : int(16 / sizeof(T));
+    static_assert(V % piece == 0, "load_laid_out: chunks of whole 16-byte pieces, or one smaller piece");
+    constexpr int piece_bytes = piece * int(sizeof(T));
+    const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
+    const T* span_end = base + detail::span_of(g);
+    const int t = thread_index_here();  // as in store_tile
+    tile<T, S, P> r;
+    const auto chunk = [&](auto slot) {
+      constexpr int k = decltype(slot)::value, first = detail::repeated_chunks<S, P>{}.first[k];
+      if constexpr (first != k) {
+        CT_UNROLL
+        for (int v = 0; v < V; ++v) r.v[k * V + v] = r.v[first * V + v];
+      } else {
+        const auto p = place_chunk<S, R>(g, origin, slot_coord<S, P>(t, k * V));
+        CT_UNROLL
+        for (int q = 0; q < V; q += piece) {
+          const T* src = base + p.offset + q * s_last;
+          T* dst = &r.v[k * V + q];
+          const bool contiguous = p.row_inside && p.last + q >= 0 && p.last + q + piece <= n_last && s_last == 1;
+          if (contiguous && detail::aligned<piece_bytes>(src)) {
+            detail::copy_vector<piece_bytes>(dst, src);
+          } else if (config::straddle_rows && piece_bytes == 16 && contiguous &&
+                     detail::straddle_readable(src, span_end)) {
+            detail::load_straddling(dst, src);
+          } else {
+            CT_UNROLL
+            for (int v = 0; v < piece; ++v) {
+              const index_t j = p.last + q + v;
+              dst[v] = p.row_inside && j >= 0 && j < n_last ? src[v * s_last] : pad;
+            }
+          }
+        }
+      }
+    };
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+      (chunk(std::integral_constant<int, K>{}), ...);
+    }(std::make_integer_sequence<int, P::chunks_per_thread>{});
+    if constexpr (config::straddle_rows) detail::reconverge();
+    return r;
+  }
 }
 
 // Stores x (any layout) as the tile at `origin`: in its own layout where that has wide_chunks

@@ -43,13 +43,6 @@
 #define CTILE_STRADDLE_ROWS 1
 #endif
 
-// Row tiles off a 16-byte boundary, or ending inside the tile, moved by aligned block accesses
-// and warp shuffles (backend/warp_rows.hpp) instead of straddle.hpp's per-chunk path. Off by
-// default until it has been checked and measured on a GPU (docs/backend.md, "Memory").
-#ifndef CTILE_WARP_ROWS
-#define CTILE_WARP_ROWS 0
-#endif
-
 // A second build of every plain kernel (no ct::pipelined, no co-scheduling) for launches whose
 // tensors' rows are all 16-byte aligned (backend/cuda/launch.hpp, kernel_entry_aligned_rows), so
 // that those do not pay for the code that handles rows off the boundary. Off by default until
@@ -82,7 +75,6 @@ inline constexpr int gpu_block_threads = CTILE_BLOCK_WARPS * 32;
 inline constexpr int arena_bytes = CTILE_ARENA_BYTES;
 
 inline constexpr bool straddle_rows = CTILE_STRADDLE_ROWS != 0;
-inline constexpr bool warp_rows = straddle_rows && CTILE_WARP_ROWS != 0;
 inline constexpr bool aligned_variants = CTILE_ALIGNED_VARIANTS != 0;
 inline constexpr bool load_index_here = CTILE_LOAD_INDEX_HERE != 0;
 

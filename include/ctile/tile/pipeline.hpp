@@ -172,8 +172,19 @@ __device__ coord<R> stage_origin(const Spec& spec, const coord<R>& t, index_t k)
   return origin;
 }
 
-// Whether a fold of two stages into Acc runs as an mma.sync fold on this device pass (sm_80
-// and later; on sm_90a only where the wgmma fold does not, which is asked first).
+// Whether a fold of two stages into Acc runs as a wgmma fold on this device pass (sm_90a only).
+template <class Acc, class SpecA, class SpecB>
+constexpr bool wgmma_fold_applies() {
+  using A = stage_traits<SpecA>;
+  using B = stage_traits<SpecB>;
+  return CTILE_HAS_WGMMA && std::is_same_v<typename A::element_type, typename B::element_type> &&
+         A::zero_padded && B::zero_padded &&
+         backend::sm90::fold_eligible<typename Acc::element_type, typename Acc::shape_type, typename A::element_type,
+                                      typename A::shape_type, typename B::shape_type>();
+}
+
+// Whether a fold of two stages into Acc can run as an mma.sync fold (sm_80 and later; on
+// sm_90a only where the wgmma fold does not apply, which is asked first).
 template <class Acc, class SpecA, class SpecB>
 constexpr bool mma_sync_fold_applies() {
   using A = stage_traits<SpecA>;
@@ -283,16 +294,6 @@ __device__ bool try_mma_sync_fold(const coord<R>& t, index_t trips, const SpecA&
 #endif
 
 #if CTILE_HAS_WGMMA
-
-// Whether a fold of two stages into Acc runs as a wgmma fold on this (sm_90a) device pass.
-template <class Acc, class SpecA, class SpecB>
-constexpr bool wgmma_fold_applies() {
-  using A = stage_traits<SpecA>;
-  using B = stage_traits<SpecB>;
-  return std::is_same_v<typename A::element_type, typename B::element_type> && A::zero_padded && B::zero_padded &&
-         backend::sm90::fold_eligible<typename Acc::element_type, typename Acc::shape_type, typename A::element_type,
-                                      typename A::shape_type, typename B::shape_type>();
-}
 
 // Which grid axes a stage's index map ignores (bit a: moving the tile index along axis a
 // leaves the map's result unchanged), when the map can be evaluated at compile time; 0 when it
@@ -730,40 +731,30 @@ CT_HD auto run_pipelined(const coord<R>& t, index_t trips, const stage_list<Spec
                 "ct::pipelined: the body must return the new accumulator, ct::mma(a, b, acc), with the "
                 "accumulator's type and shape");
   using Result = fold_result_t<Acc, typename stage_traits<std::tuple_element_t<0, std::tuple<Specs...>>>::element_type>;
-#if CTILE_HAS_WGMMA
-  if constexpr (sizeof...(Specs) == 2) {
-    const auto& spec_a = st.specs.template get<0>();
-    const auto& spec_b = st.specs.template get<1>();
-    using SpecA = std::remove_cvref_t<decltype(spec_a)>;
-    using SpecB = std::remove_cvref_t<decltype(spec_b)>;
-    if constexpr (wgmma_fold_applies<Acc, SpecA, SpecB>()) {
-      Result r;
-      if (try_wgmma_fold(t, trips, spec_a, spec_b, init, body, r)) return r;
-      // No plain-loop fallback here: a 128-row SIMT tile costs minutes of compile time and
-      // would never be fast. The launch fails instead, by a trap: the kernel lacks
-      //   static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes;
-      // (docs/backend.md). Not by __assert_fail with that message: any call in a kernel makes
-      // ptxas serialize all of its wgmmas (C7510), which costs a third of the GEMM's speed.
-      // Unreachable past it, so that the code after the fold is reached only from the fold:
-      // ptxas then keeps it at the tile blocks' registers when a producer warpgroup gave
-      // them its own (else at the launch's count, where the epilogue spills).
-      __trap();
-      __builtin_unreachable();
-    }
-  }
-#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (sizeof...(Specs) == 2) {
     const auto& spec_a = st.specs.template get<0>();
     const auto& spec_b = st.specs.template get<1>();
     using SpecA = std::remove_cvref_t<decltype(spec_a)>;
     using SpecB = std::remove_cvref_t<decltype(spec_b)>;
-    if constexpr (mma_sync_fold_applies<Acc, SpecA, SpecB>()) {
+    constexpr bool wgmma = wgmma_fold_applies<Acc, SpecA, SpecB>();
+    if constexpr (wgmma || mma_sync_fold_applies<Acc, SpecA, SpecB>()) {
       Result r;
-      if (try_mma_sync_fold(t, trips, spec_a, spec_b, init, body, r)) return r;
-      // As for wgmma, no plain-loop fallback: without the kernel's shared_bytes the launch
-      // fails by a trap. The fallback, a 128 x 128 tile of register products, took 30 s of
-      // compile time more per kernel and made ptxas spill 11 KB in the fold beside it.
+      bool ran = false;
+#if CTILE_HAS_WGMMA
+      if constexpr (wgmma) ran = try_wgmma_fold(t, trips, spec_a, spec_b, init, body, r);
+#endif
+      if constexpr (!wgmma) ran = try_mma_sync_fold(t, trips, spec_a, spec_b, init, body, r);
+      if (ran) return r;
+      // No plain-loop fallback here: a 128-row tile of register products costs minutes of
+      // compile time (30 s more per kernel beside the mma.sync fold, which it made spill 11 KB)
+      // and would never be fast. The launch fails instead, by a trap: the kernel lacks
+      //   static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes;
+      // (docs/backend.md). Not by __assert_fail with that message: any call in a kernel makes
+      // ptxas serialize all of its wgmmas (C7510), which costs a third of the GEMM's speed.
+      // Unreachable past it, so that the code after the fold is reached only from the fold:
+      // ptxas then keeps it at the tile blocks' registers when a producer warpgroup gave
+      // them its own (else at the launch's count, where the epilogue spills).
       __trap();
       __builtin_unreachable();
     }

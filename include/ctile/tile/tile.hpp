@@ -56,6 +56,24 @@ struct is_tile<tile<T, S, P>> : std::true_type {};
 template <class X>
 inline constexpr bool is_tile_v = is_tile<std::remove_cvref_t<X>>::value;
 
+// ct::layout_of(x): given to a load (ct::load, a tiled view's load), lays the loaded tile out as
+// x is laid out, so that combining the two, broadcast or not, moves no data between threads. A
+// load of a slice of x's shape (a [1, N] row for an [M, N] x) puts each element in every thread
+// and slot where x holds an element of its column. The layout is the backend's business; the
+// request only names the tile to match.
+template <class P>
+struct layout_tag {
+  using layout_type = P;
+};
+template <class T, class S, class P>
+CT_HD constexpr layout_tag<P> layout_of(const tile<T, S, P>&) {
+  return {};
+}
+template <class X>
+struct is_layout_tag : std::false_type {};
+template <class P>
+struct is_layout_tag<layout_tag<P>> : std::true_type {};
+
 // Legal tile shapes follow cuTile: every dim a power of two, at most 2^20 elements.
 template <int... D>
 constexpr bool check_tile_shape() {

@@ -5,6 +5,8 @@
 // Loads outside the tensor give the padding value; stores outside it are dropped.
 #pragma once
 #include <limits>
+#include <tuple>
+#include <utility>
 
 #include "ctile/backend/exchange.hpp"
 #include "ctile/backend/memory.hpp"
@@ -96,6 +98,29 @@ struct tiled_view {
     coord<R> origin;
     for (int i = 0; i < R; ++i) origin[i] = index[i] * traversal.step[i];
     return backend::load_tile<T, S, R>(data, g, origin, Pad::template value<T>());
+  }
+
+  // Either, laid out as tile x is: view.load(i, j, ct::layout_of(x)) (ct::layout_tag).
+  template <class... A>
+    requires(sizeof...(A) == R + 1 && is_layout_tag<std::tuple_element_t<R, std::tuple<A...>>>::value)
+  CT_HD auto load(A... a) const {
+    return load_tagged(std::make_index_sequence<R>{}, a...);
+  }
+  template <class P>
+  CT_HD tile<T, S, P> load_at(const coord<R>& index, layout_tag<P>) const {
+    static_assert(backend::fits_layout<S, P>(),
+                  "ct tiled view load: a tile laid out as another (ct::layout_of) must have that tile's "
+                  "shape, or a slice of it (dims of 1 where the other's are larger)");
+    coord<R> origin;
+    for (int i = 0; i < R; ++i) origin[i] = index[i] * traversal.step[i];
+    return backend::load_laid_out<T, S, P, R>(data, g, origin, Pad::template value<T>());
+  }
+
+ private:
+  template <std::size_t... K, class... A>
+  CT_HD auto load_tagged(std::index_sequence<K...>, A... a) const {
+    const auto args = std::make_tuple(a...);
+    return load_at(coord<R>{{index_t(std::get<K>(args))...}}, std::get<R>(args));
   }
 };
 
@@ -347,6 +372,12 @@ CT_HD tile<T, shape<D...>> load(const in<T, R>& src, const coord<R>& index, shap
   coord<R> origin;
   for (int i = 0; i < R; ++i) origin[i] = index[i] * shape<D...>::dim(i);
   return backend::load_tile<T, shape<D...>, R>(src.data, view.g, origin, Pad::template value<T>());
+}
+
+// The same, laid out as tile x is: ct::load(src, index, shape, ct::pad::zero, ct::layout_of(x)).
+template <class T, int R, int... D, class Pad, class P>
+CT_HD tile<T, shape<D...>, P> load(const in<T, R>& src, const coord<R>& index, shape<D...> s, Pad p, layout_tag<P> as) {
+  return src.tiled(s, p).load_at(index, as);
 }
 
 template <class T, class S, int R, class Pad>

@@ -2,7 +2,10 @@
 //   x1 = x[..., :D/2], x2 = x[..., D/2:]
 //   y[..., :D/2] = x1 * cos - x2 * sin,   y[..., D/2:] = x2 * cos + x1 * sin
 // with cos and sin [seq, D/2] in f32, shared by every batch and head. Math in f32, stored as T.
-// A block takes a group of heads at one (batch, position), so it reads one row of cos and sin.
+// A block takes a group of heads at one (batch, position), so it reads one row of cos and sin,
+// each thread the columns of its own x elements (laid out as x1, ct::layout_of): a row loaded
+// in its natural f32 layout (4-element chunks against x's 8) reached x's layout through shared
+// memory, with two barriers a row.
 #pragma once
 #include "ctile/kernels/detail.hpp"
 
@@ -12,18 +15,20 @@ namespace detail {
 template <class T, int HB, int D>
 struct rope_map {
   static constexpr const char* name = "ct_kernels_rope";
-  // y and x viewed as [batch * seq, heads, D].
-  CT_TILE void operator()(ct::out<T, ct::shape<1, HB, D>> y, ct::in<T, 3> x, ct::in<float, 2> cos,
-                          ct::in<float, 2> sin, index_t seq) const {
+  // y and x viewed as [batch * seq, heads, D], cos and sin as [seq, 1, D / 2].
+  CT_TILE void operator()(ct::out<T, ct::shape<1, HB, D>> y, ct::in<T, 3> x, ct::in<float, 3> cos,
+                          ct::in<float, 3> sin, index_t seq) const {
     const auto [i, j, unused] = y.tile_index();  // (batch * seq + position, head tile, 0)
     (void)unused;
     const index_t pos = i % seq;
-    const auto c = ct::reshape(ct::load(cos, {pos, 0}, ct::shape<1, D / 2>{}), ct::shape<1, 1, D / 2>{});
-    const auto s = ct::reshape(ct::load(sin, {pos, 0}, ct::shape<1, D / 2>{}), ct::shape<1, 1, D / 2>{});
     // The two halves load as tiles of their own (views of x), so no element changes thread, and
     // the results are stored as the two halves of this block's tile.
     constexpr auto half = ct::shape<1, HB, D / 2>{};
     const auto x1 = ct::astype<float>(x.slice(2, 0, D / 2).tiled(half).load(i, j, 0));
+    // cos and sin before x2: loaded after it, ptxas spilled 24 bytes in the f32 kernel.
+    constexpr auto row = ct::shape<1, 1, D / 2>{};
+    const auto c = ct::load(cos, {pos, 0, 0}, row, ct::pad::zero, ct::layout_of(x1));
+    const auto s = ct::load(sin, {pos, 0, 0}, row, ct::pad::zero, ct::layout_of(x1));
     const auto x2 = ct::astype<float>(x.slice(2, D / 2, D).tiled(half).load(i, j, 0));
     const auto halves = y.subtiles(half);
     halves.store({0, 0, 0}, ct::astype<T>(x1 * c - x2 * s));
@@ -37,8 +42,8 @@ ct::pending rope_launch(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<
   constexpr int HB = 4096 / D;  // heads per block: about 4K elements per tile
   const index_t b = x.extent(0), seq = x.extent(1), heads = x.extent(2);
   auto y3 = y.reshape({b * seq, heads, D});
-  return ct::launch(s, rope_map<T, HB, D>{}, y3.partition(ct::shape<1, HB, D>{}), x.reshape({b * seq, heads, D}), cos,
-                    sin, seq);
+  return ct::launch(s, rope_map<T, HB, D>{}, y3.partition(ct::shape<1, HB, D>{}), x.reshape({b * seq, heads, D}),
+                    cos.unsqueeze(1), sin.unsqueeze(1), seq);
 }
 
 }  // namespace detail
