@@ -318,7 +318,8 @@ void check_laid_out_loads(const ct::device& dev, ct::index_t rows, ct::index_t c
   const auto vw = ints(std::size_t(rows * S::dim(1)), 3);  // w: one tile of columns
   std::vector<ct::bf16> vxb(vx.size());
   for (std::size_t f = 0; f < vx.size(); ++f) vxb[f] = ct::convert<ct::bf16>(vx[f]);
-  const auto x = tensor_of(vxb, {rows, cols}, dev), row = tensor_of(vrow, {1, cols}, dev);
+  const auto x = tensor_of(vxb, {rows, cols}, dev);
+  const auto row = tensor_of(vrow, {1, cols}, dev);
   // w's rows start off 16-byte boundaries: a view one column into a wider tensor.
   std::vector<float> vw_wide(std::size_t(rows * (S::dim(1) + 1)), -1000.0f);
   for (ct::index_t r = 0; r < rows; ++r)

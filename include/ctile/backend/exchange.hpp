@@ -210,6 +210,21 @@ CT_HD tile<T, S2, natural_layout<T, S2>> reshape_exchange(const tile<T, S, P>& x
   }
 }
 
+namespace detail {
+template <class S>
+struct same_place {
+  constexpr index_t operator()(const coord<S::rank>& c) const { return ct::detail::flatten<S>(c); }
+};
+}  // namespace detail
+
+// Whether relayout<P2> of a tile of shape S in layout P moves no data between threads (on the
+// CPU backend, where a block is one thread, always).
+template <class P2, class S, class P>
+constexpr bool relayout_is_local() {
+  return (P::threads == 1 && P2::threads == 1) || std::is_same_v<P, P2> || S::size == 1 ||
+         row_broadcast_is_local<S, P2, S, P>() || local_slots_of<S, P2, S, P, detail::same_place<S>>().local;
+}
+
 // x in the layout P2 (same shape); free when it already is.
 template <class P2, class T, class S, class P>
 CT_HD tile<T, S, P2> relayout(const tile<T, S, P>& x) {

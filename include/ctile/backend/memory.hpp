@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <utility>
 
 #include "ctile/backend/exchange.hpp"
 #include "ctile/backend/straddle.hpp"
@@ -383,8 +382,10 @@ struct repeated_chunks {
 
 template <class T, class S, class P, int R>
 CT_HD tile<T, S, P> load_laid_out(const T* base, const global_view<R>& g, const coord<R>& origin, T pad) {
-  if constexpr (std::is_same_v<P, natural_layout<T, S>>) {
-    return load_tile<T, S, R>(base, g, origin, pad);
+  if constexpr (relayout_is_local<P, S, natural_layout<T, S>>()) {
+    // A natural tile reaches P in registers (P itself, or a broadcast whose chunks the threads
+    // already hold): load_tile's code, and copies.
+    return relayout<P>(load_tile<T, S, R>(base, g, origin, pad));
   } else {
     static_assert(std::is_same_v<P, blocked_layout<typename P::shape_type, P::vec, P::threads>>,
                   "load_laid_out: a blocked layout");
@@ -394,12 +395,13 @@ CT_HD tile<T, S, P> load_laid_out(const T* base, const global_view<R>& g, const 
     const index_t n_last = g.extent[R - 1], s_last = g.stride[R - 1];
     const T* span_end = base + detail::span_of(g);
     const int t = thread_index_here();  // as in store_tile
+    constexpr detail::repeated_chunks<S, P> repeats{};
     tile<T, S, P> r;
-    const auto chunk = [&](auto slot) {
-      constexpr int k = decltype(slot)::value, first = detail::repeated_chunks<S, P>{}.first[k];
-      if constexpr (first != k) {
+    CT_UNROLL
+    for (int k = 0; k < P::chunks_per_thread; ++k) {
+      if (repeats.first[k] != k) {
         CT_UNROLL
-        for (int v = 0; v < V; ++v) r.v[k * V + v] = r.v[first * V + v];
+        for (int v = 0; v < V; ++v) r.v[k * V + v] = r.v[repeats.first[k] * V + v];
       } else {
         const auto p = place_chunk<S, R>(g, origin, slot_coord<S, P>(t, k * V));
         CT_UNROLL
@@ -421,10 +423,7 @@ CT_HD tile<T, S, P> load_laid_out(const T* base, const global_view<R>& g, const 
           }
         }
       }
-    };
-    [&]<int... K>(std::integer_sequence<int, K...>) {
-      (chunk(std::integral_constant<int, K>{}), ...);
-    }(std::make_integer_sequence<int, P::chunks_per_thread>{});
+    }
     if constexpr (config::straddle_rows) detail::reconverge();
     return r;
   }

@@ -98,8 +98,9 @@ struct gemm_tiles {
     CT_UNROLL
     for (int i = 0; i < BM / Band; ++i) {
       auto y = ct::extract(acc, band{}, 0, i, 0) * alpha;
-      if (beta != 0.0f) y = y + ct::astype<float>(residual_bands.load(t[0], t[1] * (BM / Band) + i, t[2])) * beta;
-      if (has_bias) y = y + ct::astype<float>(bias.tiled(ct::shape<1, 1, BN>{}).load(0, 0, t[2]));
+      if (beta != 0.0f)
+        y = y + ct::astype<float>(residual_bands.load(t[0], t[1] * (BM / Band) + i, t[2], ct::layout_of(y))) * beta;
+      if (has_bias) y = y + ct::astype<float>(bias.tiled(ct::shape<1, 1, BN>{}).load(0, 0, t[2], ct::layout_of(y)));
       bands.store({{0, i, 0}}, ct::astype<TC>(Act{}(y)));
     }
   }

@@ -25,11 +25,10 @@ struct rope_map {
     // the results are stored as the two halves of this block's tile.
     constexpr auto half = ct::shape<1, HB, D / 2>{};
     const auto x1 = ct::astype<float>(x.slice(2, 0, D / 2).tiled(half).load(i, j, 0));
-    // cos and sin before x2: loaded after it, ptxas spilled 24 bytes in the f32 kernel.
+    const auto x2 = ct::astype<float>(x.slice(2, D / 2, D).tiled(half).load(i, j, 0));
     constexpr auto row = ct::shape<1, 1, D / 2>{};
     const auto c = ct::load(cos, {pos, 0, 0}, row, ct::pad::zero, ct::layout_of(x1));
     const auto s = ct::load(sin, {pos, 0, 0}, row, ct::pad::zero, ct::layout_of(x1));
-    const auto x2 = ct::astype<float>(x.slice(2, D / 2, D).tiled(half).load(i, j, 0));
     const auto halves = y.subtiles(half);
     halves.store({0, 0, 0}, ct::astype<T>(x1 * c - x2 * s));
     halves.store({0, 0, 1}, ct::astype<T>(x2 * c + x1 * s));
