@@ -789,37 +789,34 @@ CT_HD tile<TC, SC, PC> mma(const staged<A>& a, const staged<B>& b, const tile<TC
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-// ct::mma on operands staged in shared memory by the mma.sync fold: one trip's mmas into the
-// in-flight accumulator.
+namespace detail {
+// One trip's products of a tensor-core fold, by its accumulator's kind.
 template <class T, class SA, class SB, int BM, int BN>
-__device__ in_flight<backend::sm80::mma_sync_accumulator<BM, BN>> mma(
-    const staged<backend::sm80::smem_tile<T, SA>>& a, const staged<backend::sm80::smem_tile<T, SB>>& b,
-    const in_flight<backend::sm80::mma_sync_accumulator<BM, BN>>& acc) {
-  static_assert(backend::sm80::cols_of<SA>() == backend::sm80::rows_of<SB>(),
-                "ct::mma: inner dimensions differ: a is [.., M, K] and b must be [.., K, N] with the same K");
-  static_assert(backend::sm80::rows_of<SA>() == BM && backend::sm80::cols_of<SB>() == BN,
-                "ct::mma: acc must be [.., M, N] for a [.., M, K] and b [.., K, N]");
-  auto d = acc.get(detail::pipeline_key{});
-  backend::sm80::mma_sync_trip(d, a.get(detail::pipeline_key{}), b.get(detail::pipeline_key{}),
-                               backend::thread_index_here());
-  return in_flight<backend::sm80::mma_sync_accumulator<BM, BN>>(d);
+__device__ void fold_trip(backend::sm80::mma_sync_accumulator<BM, BN>& d, const backend::sm80::smem_tile<T, SA>& a,
+                          const backend::sm80::smem_tile<T, SB>& b) {
+  backend::sm80::mma_sync_trip(d, a, b, backend::thread_index_here());
+}
+#if CTILE_HAS_WGMMA
+template <class T, class SA, class SB, int BM, int BN>
+__device__ void fold_trip(backend::sm90::wgmma_accumulator<BM, BN>& d, const backend::sm80::smem_tile<T, SA>& a,
+                          const backend::sm80::smem_tile<T, SB>& b) {
+  backend::sm90::wgmma_trip(d, a, b);
 }
 #endif
+}  // namespace detail
 
-#if CTILE_HAS_WGMMA
-// ct::mma on operands staged in shared memory by the sm_90a fold: one trip's wgmmas, issued
-// asynchronously into the in-flight accumulator (the fold commits and waits).
-template <class T, class SA, class SB, int BM, int BN>
-__device__ in_flight<backend::sm90::wgmma_accumulator<BM, BN>> mma(
-    const staged<backend::sm90::smem_tile<T, SA>>& a, const staged<backend::sm90::smem_tile<T, SB>>& b,
-    const in_flight<backend::sm90::wgmma_accumulator<BM, BN>>& acc) {
-  static_assert(backend::sm90::cols_of<SA>() == backend::sm90::rows_of<SB>(),
+// ct::mma on operands staged in shared memory by a tensor-core fold: one trip's products into
+// the in-flight accumulator (wgmma's issued asynchronously: the fold commits and waits).
+template <class T, class SA, class SB, class Acc>
+__device__ in_flight<Acc> mma(const staged<backend::sm80::smem_tile<T, SA>>& a,
+                              const staged<backend::sm80::smem_tile<T, SB>>& b, const in_flight<Acc>& acc) {
+  static_assert(backend::sm80::cols_of<SA>() == backend::sm80::rows_of<SB>(),
                 "ct::mma: inner dimensions differ: a is [.., M, K] and b must be [.., K, N] with the same K");
-  static_assert(backend::sm90::rows_of<SA>() == BM && backend::sm90::cols_of<SB>() == BN,
+  static_assert(backend::sm80::rows_of<SA>() == Acc::rows && backend::sm80::cols_of<SB>() == Acc::cols,
                 "ct::mma: acc must be [.., M, N] for a [.., M, K] and b [.., K, N]");
   auto d = acc.get(detail::pipeline_key{});
-  backend::sm90::wgmma_trip(d, a.get(detail::pipeline_key{}), b.get(detail::pipeline_key{}));
-  return in_flight<backend::sm90::wgmma_accumulator<BM, BN>>(d);
+  detail::fold_trip(d, a.get(detail::pipeline_key{}), b.get(detail::pipeline_key{}));
+  return in_flight<Acc>(d);
 }
 #endif
 

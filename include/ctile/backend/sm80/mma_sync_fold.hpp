@@ -31,6 +31,7 @@ struct mma_sync_tiling {
 // fragments (mma_c_row, mma_c_col).
 template <int BM, int BN>
 struct mma_sync_accumulator {
+  static constexpr int rows = BM, cols = BN;
   float d[mma_sync_tiling<BM, BN>::frags_m][mma_sync_tiling<BM, BN>::frags_n][4] = {};
 };
 

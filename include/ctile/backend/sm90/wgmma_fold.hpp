@@ -52,6 +52,7 @@ using sm80::stage_tile;
 // The accumulator of a BM x BN wgmma fold: BM/64 row halves of 64 x BN f32 in wgmma's layout.
 template <int BM, int BN>
 struct wgmma_accumulator {
+  static constexpr int rows = BM, cols = BN;
   float d[BM / 64][BN / 2];
 };
 
