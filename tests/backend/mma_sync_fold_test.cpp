@@ -101,11 +101,9 @@ void replay(std::mt19937& rng) {
         check_ldmatrix_rows(bytes, "B");
         ct_test::warp_registers<4> pair;
         ct_test::ldmatrix<4>(element_b, elements, true, pair);
-        for (int l = 0; l < 32; ++l)
-          for (int h = 0; h < 2; ++h) {  // matrices 0, 1: the first fragment; 2, 3: the second
-            fb[2 * fp][l][0][h] = pair[l][0][h], fb[2 * fp][l][1][h] = pair[l][1][h];
-            fb[2 * fp + 1][l][0][h] = pair[l][2][h], fb[2 * fp + 1][l][1][h] = pair[l][3][h];
-          }
+        for (int l = 0; l < 32; ++l)  // as mma_sync_trip splits the pair
+          for (int j = 0; j < 4; ++j)
+            for (int h = 0; h < 2; ++h) fb[sm80::b_pair_fragment(fp, j)][l][sm80::b_pair_register(j)][h] = pair[l][j][h];
       }
       for (int fm = 0; fm < W::frags_m; ++fm)
         for (int fn = 0; fn < W::frags_n; ++fn) ct_test::mma_m16n8k16(fa[fm], fb[fn], acc(w, fm, fn));

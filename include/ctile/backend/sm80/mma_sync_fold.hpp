@@ -73,6 +73,11 @@ CT_HD constexpr std::uint32_t b_fragment_offset(int warp, int lane, int fp, int 
   return staged_offset<BK>(k, n);
 }
 
+// Where register j of the x4.trans load of B fragment pair fp goes: fragment 2 fp + j / 2 (its
+// first of two from matrices 0, 1, its second from 2, 3), register j % 2.
+CT_HD constexpr int b_pair_fragment(int fp, int j) { return 2 * fp + j / 2; }
+CT_HD constexpr int b_pair_register(int j) { return j % 2; }
+
 // Tile row and column of register i of fragment (fm, fn) in lane `lane` of warp `warp`.
 template <int BM, int BN>
 CT_HD constexpr int accumulator_row(int warp, int lane, int fm, int i) {
@@ -103,7 +108,8 @@ __device__ inline void mma_sync_trip(mma_sync_accumulator<BM, BN>& acc, const sm
     for (int fp = 0; fp < W::frags_n / 2; ++fp) {
       std::uint32_t r[4];
       ldmatrix_x4_trans(r, b.addr + b_fragment_offset<BM, BN, BK>(warp, lane, fp, ks));
-      fb[2 * fp][0] = r[0], fb[2 * fp][1] = r[1], fb[2 * fp + 1][0] = r[2], fb[2 * fp + 1][1] = r[3];
+      CT_UNROLL
+      for (int j = 0; j < 4; ++j) fb[b_pair_fragment(fp, j)][b_pair_register(j)] = r[j];
     }
     CT_UNROLL
     for (int fm = 0; fm < W::frags_m; ++fm)
