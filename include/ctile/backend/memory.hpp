@@ -208,22 +208,27 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
       for (int k = 0; k < P::chunks_per_thread; ++k)
         detail::copy_vector<16>(&c[k], first + detail::offset_of(g, coord_of(k * V)));
     } else {
+      // Every chunk's loads first, the chunks made of them after: a chunk off the 16-byte
+      // boundary or cut by the row's end comes from the aligned blocks it straddles, and made at
+      // once, it kept the next chunk's loads waiting for its data (one round trip a chunk).
+      detail::chunk_fetch f[P::chunks_per_thread];
+      bool fetched[P::chunks_per_thread];
       CT_UNROLL
       for (int k = 0; k < P::chunks_per_thread; ++k) {
         const auto p = place_chunk<S, R>(g, origin, coord_of(k * V));
         const T* src = base + p.offset;
-        const bool contiguous = (!Checked || p.template whole<V>(n_last)) && s_last == 1;
-        if (contiguous && detail::aligned<16>(src)) {
-          detail::copy_vector<16>(&c[k], src);
-        } else if (contiguous && detail::straddle_readable(src, span_end)) {
-          detail::load_straddling(reinterpret_cast<T*>(&c[k]), src);
-        } else {  // edges, odd strides, and the tensor's last bytes (the next aligned block may be
-                  // past its allocation)
+        const index_t left = Checked ? n_last - p.last : index_t(V);  // elements to the row's end
+        const bool in_row = (!Checked || (p.row_inside && p.last >= 0 && left > 0)) && s_last == 1;
+        fetched[k] = in_row && detail::fetch_straddled<V>(f[k], src, left < V ? int(left) : V, span_end);
+        if (!fetched[k]) {  // odd strides, a row's left edge, chunks past the tensor, its last bytes
           T e[V];
           load_elements<V, Checked>(e, src, p, n_last, s_last, pad);
           memcpy(&c[k], e, 16);
         }
       }
+      CT_UNROLL
+      for (int k = 0; k < P::chunks_per_thread; ++k)
+        if (fetched[k]) c[k] = detail::straddled_chunk<V>(f[k], pad);
       detail::reconverge();
     }
     memcpy(r.v, c, sizeof(c));
