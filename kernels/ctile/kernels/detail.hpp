@@ -1,6 +1,7 @@
 // Shared pieces of the kernel library: argument checks that name the problem, and the tile
 // widths the entry points pick from.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include <ctile/ctile.hpp>
@@ -39,6 +40,17 @@ void require_extent(const char* kernel, const char* name, const ct::tensor<T>& t
 // Elements per thread-chunk of 16 bytes: the unit every tile width here is a multiple of.
 template <class T>
 inline constexpr int vec = int(16 / sizeof(T));
+
+// Whether x's rows start on 16-byte boundaries (unit last stride; first element and the other
+// strides on 16 bytes), so that its tiles' chunks load as single vectors.
+template <class T>
+bool rows_on_16_bytes(const ct::tensor<T>& x) {
+  const int r = x.rank();
+  if (r == 0 || x.stride(r - 1) != 1 || reinterpret_cast<std::uintptr_t>(x.data()) % 16 != 0) return false;
+  for (int i = 0; i + 1 < r; ++i)
+    if ((x.stride(i) * index_t(sizeof(T))) % 16 != 0) return false;
+  return true;
+}
 
 // The math of a kernel that stores T: for bf16 and f16 results ct::approx (errors of a few f32
 // ulps, far below their rounding; tile/math.hpp), for f32 results the accurate functions.

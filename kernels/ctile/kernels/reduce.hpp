@@ -74,19 +74,35 @@ CT_HD auto accumulate_by_fours(const Part& part, index_t n) {
   return acc;
 }
 
+// part(0) combined with part(1) .. part(n - 1), one at a time, n >= 1: for tiles whose own loads
+// are as many as should be in flight.
+template <class Op, class Part>
+CT_HD auto accumulate_one_by_one(const Part& part, index_t n) {
+  auto acc = part(0);
+  CT_NO_UNROLL
+  for (index_t k = 1; k < n; ++k) acc = Op::combine(acc, part(k));
+  return acc;
+}
+
 // A row reduction keeps four tiles' loads in flight a block, so the bytes in flight per SM
 // come from how many blocks it holds. 16-bit rows ask for five (cuTile's `occupancy` hint: at
 // most 102 registers; they took 126, so four fitted, and ptxas fits the loop in 96 without
 // spilling). f32 rows hold twice the registers a tile and keep their build.
-template <class T, int BN, class Op>
-struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 5> {
+//
+// Rows off a 16-byte boundary take wide tiles, combined one at a time (`Wide`): their loads
+// (the straddling ones, backend/straddle.hpp) make each tile's chunks before the next tile's
+// loads go out, so a tile's own chunks are what is in flight.
+template <class T, int BN, class Op, bool Wide = false>
+struct row_reduce_map : occupancy_hint<sizeof(T) == 2, Wide ? 4 : 5> {
   static constexpr const char* name = "ct_kernels_row_reduce";
   CT_TILE void operator()(ct::out<T, ct::shape<1, 1>> y, ct::in<T, 2> x) const {
     const auto [i, unused] = y.tile_index();
     (void)unused;
     const auto view = x.tiled(ct::shape<1, BN>{}, typename Op::pad{});
     const auto part = [&](index_t k) { return ct::astype<float>(view.load(i, k)); };
-    y.store(ct::astype<T>(Op::template across<1>(accumulate_by_fours<Op>(part, ct::num_tiles(view, 1)))));
+    const index_t n = ct::num_tiles(view, 1);
+    if constexpr (Wide) y.store(ct::astype<T>(Op::template across<1>(accumulate_one_by_one<Op>(part, n))));
+    else y.store(ct::astype<T>(Op::template across<1>(accumulate_by_fours<Op>(part, n))));
   }
 };
 
@@ -113,6 +129,10 @@ ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   auto y2 = y.reshape({y.extent(0), 1});
   // Tiles of two chunks a thread (16 f32 values): four in flight hold 64 registers, so several
   // blocks share an SM (one 8192-column tile took 255 registers and left two blocks an SM).
+  // Rows off a 16-byte boundary: tiles of four chunks, at four blocks an SM (128 registers, no
+  // spills; 8192 columns spilled even at three).
+  if (!rows_on_16_bytes(x))
+    return ct::launch(s, row_reduce_map<T, 512 * vec<T>, Op, true>{}, y2.partition(ct::shape<1, 1>{}), x);
   return ct::launch(s, row_reduce_map<T, 256 * vec<T>, Op>{}, y2.partition(ct::shape<1, 1>{}), x);
 }
 
