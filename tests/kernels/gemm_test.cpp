@@ -179,9 +179,16 @@ TEST_P(gemm, tma_and_thread_staging_give_the_same_bits) {
     const auto a_odd = a_wide.slice(last, 0, d.k), b_odd = b_wide.slice(last, 0, d.n);
     const auto a = a_odd.clone(), b = b_odd.clone();
     auto by_tma = poisoned<ct::bf16>(batched(d, d.m, d.n), dev()), by_threads = poisoned<ct::bf16>(batched(d, d.m, d.n), dev());
+    auto by_copies = poisoned<ct::bf16>(batched(d, d.m, d.n), dev());
     kn::gemm(ct::default_stream(dev()), by_tma, a, b).wait();
-    kn::gemm(ct::default_stream(dev()), by_threads, a_odd, b_odd).wait();
+    // Named, the configuration takes the odd rows as they are (its threads stage them); left to
+    // the heuristic, they are first copied onto 16-byte rows (kn::detail::copy_on_16_bytes).
+    kn::gemm_args<ct::bf16> named;
+    named.tiles = kn::detail::gemm_use_wgmma(dev()) ? kn::gemm_tiling::wgmma_producer : kn::gemm_tiling::automatic;
+    kn::gemm(ct::default_stream(dev()), by_threads, a_odd, b_odd, named).wait();
+    kn::gemm(ct::default_stream(dev()), by_copies, a_odd, b_odd).wait();
     EXPECT_TRUE(all_equal(host_f64(by_threads), host_f64(by_tma)));
+    EXPECT_TRUE(all_equal(host_f64(by_copies), host_f64(by_tma)));
     const auto want = reference_product(host_f64(a), host_f64(b), counted(d));
     EXPECT_TRUE(close_to<ct::bf16>(host_f64(by_tma), want.c, want.scale, d.k));
   }
@@ -463,6 +470,25 @@ TEST_P(gemm, pipelined_equals_the_plain_loop_bitwise) {
   EXPECT_TRUE(close_to<float>(host_f64(folded), want.c, want.scale, 83));
 }
 
+// Operands whose rows are off 16-byte boundaries, copied onto 16-byte rows (the heuristic's
+// tensor-core tiles read such copies): the same values and extents, the same contiguous axis,
+// rows on 16 bytes; row-major, column-major and batched.
+TEST_P(gemm, odd_rows_copy_onto_16_byte_rows) {
+  const auto s = ct::default_stream(dev());
+  const auto wide = random<ct::bf16>({3, 37, 101}, dev());
+  const auto row_major = wide.slice(2, 0, 99);            // rows of 99 elements, 101 apart
+  const auto column_major = wide.slice(1, 0, 35).transpose(1, 2);  // [3, 101, 35], columns contiguous
+  for (const auto* x : {&row_major, &column_major}) {
+    ASSERT_FALSE(kn::detail::operand_on_16_bytes(*x));
+    const auto y = kn::detail::copy_on_16_bytes(s, *x);
+    s.synchronize();
+    EXPECT_EQ(y.extents(), x->extents());
+    EXPECT_EQ(kn::detail::column_major(y), kn::detail::column_major(*x));
+    EXPECT_TRUE(kn::detail::operand_on_16_bytes(y));
+    EXPECT_TRUE(all_equal(host_f64(y), host_f64(*x)));
+  }
+}
+
 TEST_P(gemm, argument_errors_name_the_problem) {
   const auto s = ct::default_stream(dev());
   const auto a = random<ct::bf16>({8, 16}, dev()), b = random<ct::bf16>({16, 4}, dev()), b_bad = random<ct::bf16>({15, 4}, dev());
@@ -480,6 +506,11 @@ TEST_P(gemm, argument_errors_name_the_problem) {
   in_place.beta = 1.0f;
   in_place.residual = &c;
   EXPECT_THAT([&] { kn::gemm(s, c, a, b, in_place).wait(); }, ThrowsMessage<ct::error>(HasSubstr("overlaps")));
+  // Also where a is one the heuristic would copy (rows of 15 elements, 17 apart).
+  auto wide = random<ct::bf16>({8, 17}, dev());
+  auto c_in_a = wide.slice(1, 0, 4);
+  const auto a_odd = wide.slice(1, 0, 15), b15 = random<ct::bf16>({15, 4}, dev());
+  EXPECT_THAT([&] { kn::gemm(s, c_in_a, a_odd, b15).wait(); }, ThrowsMessage<ct::error>(HasSubstr("overlaps an input")));
   const auto a3 = random<ct::bf16>({2, 8, 16}, dev()), b3 = random<ct::bf16>({3, 16, 4}, dev());
   auto c3 = poisoned<ct::bf16>({2, 8, 4}, dev());
   EXPECT_THAT([&] { kn::gemm(s, c3, a3, b3).wait(); }, ThrowsMessage<ct::error>(HasSubstr("b has extent 3 along axis 0")));

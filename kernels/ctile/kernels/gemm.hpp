@@ -177,6 +177,60 @@ const ct::tensor<TC>& placeholder_on(const ct::device& dev) {
   return *made->back().second;
 }
 
+// An operand [B, R, C] whose contiguous rows start off 16-byte boundaries (K = 4093 bf16) can be
+// neither described to TMA nor staged by 16-byte copies: copy_on_16_bytes copies it into one
+// whose rows are padded to 16 bytes, keeping which axis is contiguous, and returns the copy's
+// [B, R, C] view. Staged by the tile blocks' threads element by element, such
+// operands ran at 0.39 of cuBLAS (4095 x 4097 x 4093); the copy is one read and one write of the
+// operand, a few per cent of the product's time there. It is a DSL kernel (copy_map), on the
+// GEMM's stream, so the GEMM reads it after it is written; the launch keeps the buffer alive.
+template <class T>
+struct copy_map {
+  static constexpr const char* name = "ct_kernels_gemm_operand_copy";
+  CT_TILE void operator()(ct::out<T, ct::shape<1, 8, 512>> y, ct::in<T, 3> x) const { y.store(x.load_like(y)); }
+};
+
+template <class T>
+bool column_major(const ct::tensor<T>& x) {
+  return x.stride(2) != 1 && x.stride(1) == 1;
+}
+
+// The operand with its contiguous axis last (a column-major one transposed).
+template <class T>
+ct::tensor<T> contiguous_last(const ct::tensor<T>& x) {
+  return column_major(x) ? x.transpose(1, 2) : x.view();
+}
+
+template <class T>
+bool operand_on_16_bytes(const ct::tensor<T>& x) {
+  return rows_on_16_bytes(contiguous_last(x));
+}
+
+template <class T>
+ct::tensor<T> copy_on_16_bytes(const ct::stream& s, const ct::tensor<T>& x) {
+  const ct::tensor<T> rows = contiguous_last(x);
+  const index_t cols = rows.extent(2), padded = (cols + vec<T> - 1) / vec<T> * vec<T>;
+  auto buffer = ct::empty<T>({rows.extent(0), rows.extent(1), padded}, x.dev());
+  auto copy = buffer.slice(2, 0, cols);
+  (void)ct::launch(s, copy_map<T>{}, copy.partition(ct::shape<1, 8, 512>{}), rows);
+  return column_major(x) ? copy.transpose(1, 2) : std::move(copy);
+}
+
+// Whether x and y share any byte (their spans from first to last element).
+template <class T, class U>
+bool memory_overlaps(const ct::tensor<T>& x, const ct::tensor<U>& y) {
+  const auto span = [](const auto& t) {
+    const auto [lo, hi] = ct::detail::view_span(t.extents(), t.strides());
+    const auto base = reinterpret_cast<std::uintptr_t>(t.data());
+    const std::size_t size = sizeof(*t.data());
+    return std::pair{base + std::uintptr_t(lo) * size, base + std::uintptr_t(hi + 1) * size};
+  };
+  if (x.size() == 0 || y.size() == 0) return false;
+  const auto [xl, xh] = span(x);
+  const auto [yl, yh] = span(y);
+  return xl < yh && yl < xh;
+}
+
 template <class T>
 ct::tensor<T> as_batched(const ct::tensor<T>& x) {
   return x.rank() == 2 ? x.unsqueeze(0) : x.view();
@@ -201,6 +255,11 @@ void check_gemm(const ct::tensor<TC>& c, const ct::tensor<T>& a, const ct::tenso
     require_extent(what, "b", b, 0, c.extent(0));
   }
   require(a.extent(n) > 0, kernels::detail::what(what, "K is 0: a " + ct::detail::format_extents(a.extents())));
+  // The launch finds these too, but not once an operand has been copied (copy_on_16_bytes).
+  require(a.dev() == c.dev() && b.dev() == c.dev(),
+          kernels::detail::what(what, "a, b and c must be on one device (c is on " + c.dev().name() + ")"));
+  require(!memory_overlaps(c, a) && !memory_overlaps(c, b),
+          kernels::detail::what(what, "c's memory overlaps an input (a or b); the output must not share memory with them"));
   if (args.beta != 0.0f) {
     require(args.residual != nullptr, kernels::detail::what(what, "beta is not 0 but no residual tensor is given"));
     require_same_extents(what, "residual", *args.residual, "c", c);
@@ -263,7 +322,15 @@ ct::pending gemm(const ct::stream& s, ct::tensor<TC>& c, const ct::tensor<T>& a,
                 "ct::kernels::gemm: the output must be bf16, f16 or f32");
   detail::check_gemm(c, a, b, args);
   auto c3 = detail::as_batched(c);
-  const auto a3 = detail::as_batched(a), b3 = detail::as_batched(b);
+  auto a3 = detail::as_batched(a), b3 = detail::as_batched(b);
+  // The heuristic's tensor-core tiles take operands whose rows are off 16-byte boundaries as
+  // copies on them; a configuration named in `tiles` takes the operands as given.
+  if constexpr (!std::is_same_v<T, float>) {
+    if (args.tiles == gemm_tiling::automatic && (detail::gemm_use_wgmma(s.dev()) || detail::gemm_use_mma_sync(s.dev()))) {
+      if (!detail::operand_on_16_bytes(a3)) a3 = detail::copy_on_16_bytes(s, a3);
+      if (!detail::operand_on_16_bytes(b3)) b3 = detail::copy_on_16_bytes(s, b3);
+    }
+  }
   // An absent epilogue input binds to a placeholder that the kernel never loads.
   const bool has_residual = args.beta != 0.0f, has_bias = args.bias != nullptr;
   const ct::tensor<TC>& placeholder = detail::placeholder_on<TC>(c.dev());
