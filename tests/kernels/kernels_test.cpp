@@ -118,9 +118,9 @@ TEST_P(kernels, elementwise_rejects_mismatched_shapes) {
 // ---- Reductions ---------------------------------------------------------------------------------
 
 template <class T>
-void check_reductions(const ct::device& dev, ct::index_t m, ct::index_t n) {
-  SCOPED_TRACE(name_of<T>(m, n));
-  const auto x = random<T>({m, n}, dev);
+void check_reductions_of(const ct::tensor<T>& x) {
+  const ct::device& dev = x.dev();
+  const ct::index_t m = x.extent(0), n = x.extent(1);
   const auto hx = host_f64(x);
   const ct::stream s = ct::default_stream(dev);
   auto at = [&](ct::index_t i, ct::index_t j) { return hx[std::size_t(i * n + j)]; };
@@ -161,6 +161,12 @@ void check_reductions(const ct::device& dev, ct::index_t m, ct::index_t n) {
   }
 }
 
+template <class T>
+void check_reductions(const ct::device& dev, ct::index_t m, ct::index_t n) {
+  SCOPED_TRACE(name_of<T>(m, n));
+  check_reductions_of(random<T>({m, n}, dev));
+}
+
 TEST_P(kernels, reductions_match_f64) {
   // Tall shapes take the two-pass column reduction; rows off 16-byte boundaries, the flat row
   // reduction ({3, 20001}: its loop over four middle tiles).
@@ -171,6 +177,15 @@ TEST_P(kernels, reductions_match_f64) {
     check_reductions<ct::f16>(dev(), m, n);
     check_reductions<ct::bf16>(dev(), m, n);
   }
+}
+
+// Rows off 16-byte boundaries in views the flat row reduction does not take: a contiguous view
+// whose first element is off 16 bytes, and a column slice (rows 9001 apart).
+TEST_P(kernels, reductions_of_offset_and_sliced_views) {
+  const auto buffer = random<ct::bf16>({3 * 9001 + 1}, dev());
+  check_reductions_of(buffer.slice(0, 1, 3 * 9001 + 1).reshape({3, 9001}));
+  const auto wide = random<ct::bf16>({5, 9001}, dev());
+  check_reductions_of(wide.slice(1, 3, 8999));
 }
 
 // ---- Softmax and norms ----------------------------------------------------------------------------
