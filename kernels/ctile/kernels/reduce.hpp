@@ -10,10 +10,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#ifndef CTILE_ROW_FLAT
-#define CTILE_ROW_FLAT 1
-#endif
-
 #include "ctile/kernels/detail.hpp"
 
 namespace ct::kernels {
@@ -167,13 +163,13 @@ ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   require_extent(what, "y", y, 0, x.extent(0));
   require(x.extent(1) > 0, kernels::detail::what(what, "x has no columns to reduce"));
   auto y2 = y.reshape({y.extent(0), 1});
-  // Tiles of two chunks a thread (16 f32 values): four in flight hold 64 registers, so several
-  // blocks share an SM (one 8192-column tile took 255 registers and left two blocks an SM).
-  // Rows off a 16-byte boundary: tiles of four chunks, at four blocks an SM (128 registers, no
+  // Rows on 16 bytes: tiles of two chunks a thread (16 f32 values); four in flight hold 64
+  // registers, so several blocks share an SM (one 8192-column tile took 255 registers and left
+  // two blocks an SM). Rows off 16 bytes: of a contiguous x that starts on 16 bytes, the flat
+  // reduction; of other views, tiles of four chunks, at four blocks an SM (128 registers, no
   // spills; 8192 columns spilled even at three).
   if (!rows_on_16_bytes(x)) {
-    if (CTILE_ROW_FLAT && x.contiguous() && reinterpret_cast<std::uintptr_t>(x.data()) % 16 == 0 &&
-        x.extent(1) < 32768) {
+    if (x.contiguous() && reinterpret_cast<std::uintptr_t>(x.data()) % 16 == 0) {
       auto flat = x.reshape({-1});
       return ct::launch(s, row_reduce_flat_map<T, 256 * vec<T>, Op>{}, y.partition(ct::shape<1>{}), flat, x.extent(1));
     }
