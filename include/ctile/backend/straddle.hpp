@@ -18,7 +18,6 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <utility>
 
 #include "ctile/core/config.hpp"
@@ -101,92 +100,15 @@ __device__ inline void store_at_runtime_shift(unsigned char* block, const unsign
 }
 #endif
 
-// The aligned 16-byte block holding *p. Derived from p by pointer arithmetic, not rebuilt from
-// an integer, so that nvcc keeps p's address space: global loads and stores (LDG, STG) rather
-// than generic ones.
-template <class T>
-CT_HD inline auto* block_of(T* p) {
-  using byte = std::conditional_t<std::is_const_v<T>, const unsigned char, unsigned char>;
-  return reinterpret_cast<byte*>(p) - (reinterpret_cast<std::uintptr_t>(p) & 15);
-}
-
-// The 16-byte block at (16-byte aligned) p.
-CT_HD inline chunk16 load_block(const unsigned char* p) {
-  chunk16 c;
-#if defined(__CUDA_ARCH__)
-  const uint4 x = *reinterpret_cast<const uint4*>(p);
-  c = {{x.x, x.y, x.z, x.w}};
-#else
-  memcpy(&c, p, 16);
-#endif
-  return c;
-}
-
-// How many straddling chunks a thread has in flight at most (backend/memory.hpp load_tile): all
-// of a 1 x 8192 16-bit tile's eight took a layer norm's spills at four blocks an SM from 56 to
-// 984 bytes.
-#ifndef CTILE_STRADDLE_GROUP
-#define CTILE_STRADDLE_GROUP 4
-#endif
-inline constexpr int straddle_group = CTILE_STRADDLE_GROUP;
-
-// One chunk of a tile on its way in: the aligned blocks its first `inside` elements straddle,
-// loaded; made into the chunk only after every chunk's loads are issued (straddled_chunk), so
-// that a thread has all its loads in flight at once instead of waiting for each in turn.
-struct chunk_fetch {
-  chunk16 lo{}, hi{};
-  unsigned shift = 0;  // the chunk's first byte in lo
-  int inside = 0;      // how many of its elements, from the first, lie in the tensor row
-};
-
-// Issues the loads of the chunk at src whose first `inside` (1..V) elements are in the tensor
-// and contiguous; false, loading nothing, where a block they straddle would end past span_end
-// (the tensor's last chunk: its allocation may end there).
-template <int V, class T>
-CT_HD inline bool fetch_straddled(chunk_fetch& f, const T* src, int inside, const T* span_end) {
-  const unsigned char* block = block_of(src);
-  const unsigned shift = unsigned(reinterpret_cast<const unsigned char*>(src) - block);
-  const bool second = shift + unsigned(inside) * unsigned(sizeof(T)) > 16;
-  if (reinterpret_cast<std::uintptr_t>(block) + (second ? 32 : 16) > reinterpret_cast<std::uintptr_t>(span_end))
-    return false;
-  f.shift = shift;
-  f.inside = inside;
-  f.lo = load_block(block);
-  if (second) f.hi = load_block(block + 16);
-  return true;
-}
-
-// The chunk a fetch_straddled brought in: its elements past `inside` are `pad`.
-template <int V, class T>
-CT_HD inline chunk16 straddled_chunk(const chunk_fetch& f, T pad) {
-  std::uint32_t w[8] = {f.lo.word[0], f.lo.word[1], f.lo.word[2], f.lo.word[3],
-                        f.hi.word[0], f.hi.word[1], f.hi.word[2], f.hi.word[3]};
-  chunk16 c = extract_16_bytes(w, f.shift);
-  if (f.inside < V) {  // bytes from `kept` on become pad's
-    T pads[V];
-    CT_UNROLL
-    for (int v = 0; v < V; ++v) pads[v] = pad;
-    chunk16 p;
-    memcpy(&p, pads, 16);
-    const int kept = f.inside * int(sizeof(T));
-    CT_UNROLL
-    for (int i = 0; i < 4; ++i) {
-      const int bytes = kept - 4 * i;
-      const std::uint32_t keep = bytes >= 4 ? ~0u : bytes <= 0 ? 0u : (1u << (8 * bytes)) - 1;
-      c.word[i] = (c.word[i] & keep) | (p.word[i] & ~keep);
-    }
-  }
-  return c;
-}
-
 // dst[0..16) = the chunk at src, which starts off a 16-byte boundary (straddle_readable holds).
 template <class T>
 CT_HD inline void load_straddling(T* dst, const T* src) {
 #if defined(__CUDA_ARCH__)
-  const auto* blocks = reinterpret_cast<const uint4*>(block_of(src));
+  const auto at = reinterpret_cast<std::uintptr_t>(src);
+  const uint4* blocks = reinterpret_cast<const uint4*>(at & ~std::uintptr_t(15));
   const uint4 lo = blocks[0], hi = blocks[1];
   std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-  const chunk16 chunk = extract_16_bytes(w, unsigned(reinterpret_cast<std::uintptr_t>(src) & 15));
+  const chunk16 chunk = extract_16_bytes(w, unsigned(at & 15));
   memcpy(dst, &chunk, 16);
 #else
   std::memcpy(dst, src, 16);
@@ -198,9 +120,10 @@ CT_HD inline void load_straddling(T* dst, const T* src) {
 template <int Align, class T>
 CT_HD inline void store_straddling(T* dst, const T* src) {
 #if defined(__CUDA_ARCH__)
+  const auto at = reinterpret_cast<std::uintptr_t>(dst);
   unsigned x[4];
   memcpy(x, src, 16);
-  store_at_runtime_shift<Align>(block_of(dst), x, unsigned(reinterpret_cast<std::uintptr_t>(dst) & 15),
+  store_at_runtime_shift<Align>(reinterpret_cast<unsigned char*>(at & ~std::uintptr_t(15)), x, unsigned(at & 15),
                                 std::make_integer_sequence<int, 16 / Align - 1>{});
 #else
   std::memcpy(dst, src, 16);

@@ -7,8 +7,6 @@
 // GPU), then the per-split partials are reduced the same way.
 #pragma once
 #include <algorithm>
-#include <cstdint>
-#include <type_traits>
 
 #include "ctile/kernels/detail.hpp"
 
@@ -76,69 +74,19 @@ CT_HD auto accumulate_by_fours(const Part& part, index_t n) {
   return acc;
 }
 
-// part(0) combined with part(1) .. part(n - 1), one at a time, n >= 1: for tiles whose own loads
-// are as many as should be in flight.
-template <class Op, class Part>
-CT_HD auto accumulate_one_by_one(const Part& part, index_t n) {
-  auto acc = part(0);
-  CT_NO_UNROLL
-  for (index_t k = 1; k < n; ++k) acc = Op::combine(acc, part(k));
-  return acc;
-}
-
 // A row reduction keeps four tiles' loads in flight a block, so the bytes in flight per SM
 // come from how many blocks it holds. 16-bit rows ask for five (cuTile's `occupancy` hint: at
 // most 102 registers; they took 126, so four fitted, and ptxas fits the loop in 96 without
 // spilling). f32 rows hold twice the registers a tile and keep their build.
-//
-// Rows off a 16-byte boundary take wide tiles, combined one at a time (`Wide`): their loads
-// (the straddling ones, backend/straddle.hpp) make each tile's chunks before the next tile's
-// loads go out, so a tile's own chunks are what is in flight.
-template <class T, int BN, class Op, bool Wide = false>
-struct row_reduce_map : occupancy_hint<sizeof(T) == 2, Wide ? 4 : 5> {
+template <class T, int BN, class Op>
+struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 5> {
   static constexpr const char* name = "ct_kernels_row_reduce";
   CT_TILE void operator()(ct::out<T, ct::shape<1, 1>> y, ct::in<T, 2> x) const {
     const auto [i, unused] = y.tile_index();
     (void)unused;
     const auto view = x.tiled(ct::shape<1, BN>{}, typename Op::pad{});
     const auto part = [&](index_t k) { return ct::astype<float>(view.load(i, k)); };
-    const index_t n = ct::num_tiles(view, 1);
-    if constexpr (Wide) y.store(ct::astype<T>(Op::template across<1>(accumulate_one_by_one<Op>(part, n))));
-    else y.store(ct::astype<T>(Op::template across<1>(accumulate_by_fours<Op>(part, n))));
-  }
-};
-
-// Row reductions of a contiguous x whose rows start off 16-byte boundaries, over x as one flat
-// vector: row i is the flat range [i * n, (i + 1) * n), read in tiles that start on the 16-byte
-// boundary at or before it, so that every chunk is one vector load and the middle tiles keep
-// four loads in flight as aligned rows do. The first and last tiles hold elements of the rows
-// beside it, masked to the padding by their index within the tile (as wide as T, so that the
-// mask is laid out like the tile: column_index_t).
-template <class T, int BN, class Op>
-struct row_reduce_flat_map : occupancy_hint<sizeof(T) == 2, 5> {
-  static constexpr const char* name = "ct_kernels_row_reduce_flat";
-  CT_TILE void operator()(ct::out<T, ct::shape<1>> y, ct::in<T, 1> x, index_t n) const {
-    using I = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
-    const index_t lo = y.tile_index()[0] * n, hi = lo + n;
-    const index_t first = lo / vec<T> * vec<T>;  // x starts on 16 bytes (the launch checks)
-    const index_t tiles = (hi - first + BN - 1) / BN;
-    const auto view = x.tiled(ct::shape<BN>{}, typename Op::pad{}, ct::steps(index_t(1)));
-    const auto pad = ct::full<float>(ct::shape<BN>{}, Op::pad::template value<float>());
-    const auto edge = [&](index_t k) {  // tile k, the elements outside [lo, hi) padding
-      const index_t start = first + k * BN;
-      const I from = I(lo > start ? lo - start : 0), to = I(hi - start < BN ? hi - start : BN);
-      const auto at = ct::arange<I, BN>();
-      return ct::where(at >= from, ct::where(at < to, ct::astype<float>(view.load(start)), pad), pad);
-    };
-    const auto middle = [&](index_t k) { return ct::astype<float>(view.load(first + k * BN)); };
-    auto acc = tiles > 1 ? Op::combine(edge(0), edge(tiles - 1)) : edge(0);
-    index_t k = 1;  // the middle tiles 1 .. tiles - 2, four at a time as in accumulate_by_fours
-    CT_NO_UNROLL
-    for (; k + 4 < tiles; k += 4)
-      acc = Op::combine(acc, Op::combine(Op::combine(middle(k), middle(k + 1)), Op::combine(middle(k + 2), middle(k + 3))));
-    CT_NO_UNROLL
-    for (; k + 1 < tiles; ++k) acc = Op::combine(acc, middle(k));
-    y.store(ct::astype<T>(Op::template across<0>(acc)));
+    y.store(ct::astype<T>(Op::template across<1>(accumulate_by_fours<Op>(part, ct::num_tiles(view, 1)))));
   }
 };
 
@@ -163,18 +111,8 @@ ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   require_extent(what, "y", y, 0, x.extent(0));
   require(x.extent(1) > 0, kernels::detail::what(what, "x has no columns to reduce"));
   auto y2 = y.reshape({y.extent(0), 1});
-  // Rows on 16 bytes: tiles of two chunks a thread (16 f32 values); four in flight hold 64
-  // registers, so several blocks share an SM (one 8192-column tile took 255 registers and left
-  // two blocks an SM). Rows off 16 bytes: of a contiguous x that starts on 16 bytes, the flat
-  // reduction; of other views, tiles of four chunks, at four blocks an SM (128 registers, no
-  // spills; 8192 columns spilled even at three).
-  if (!rows_on_16_bytes(x)) {
-    if (x.contiguous() && reinterpret_cast<std::uintptr_t>(x.data()) % 16 == 0) {
-      auto flat = x.reshape({-1});
-      return ct::launch(s, row_reduce_flat_map<T, 256 * vec<T>, Op>{}, y.partition(ct::shape<1>{}), flat, x.extent(1));
-    }
-    return ct::launch(s, row_reduce_map<T, 512 * vec<T>, Op, true>{}, y2.partition(ct::shape<1, 1>{}), x);
-  }
+  // Tiles of two chunks a thread (16 f32 values): four in flight hold 64 registers, so several
+  // blocks share an SM (one 8192-column tile took 255 registers and left two blocks an SM).
   return ct::launch(s, row_reduce_map<T, 256 * vec<T>, Op>{}, y2.partition(ct::shape<1, 1>{}), x);
 }
 
