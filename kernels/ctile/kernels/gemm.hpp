@@ -180,9 +180,9 @@ const ct::tensor<TC>& placeholder_on(const ct::device& dev) {
 // An operand [B, R, C] whose contiguous rows start off 16-byte boundaries (K = 4093 bf16) can be
 // neither described to TMA nor staged by 16-byte copies: copy_on_16_bytes copies it into one
 // whose rows are padded to 16 bytes, keeping which axis is contiguous, and returns the copy's
-// [B, R, C] view. Staged by the tile blocks' threads element by element, such
-// operands ran at 0.39 of cuBLAS (4095 x 4097 x 4093); the copy is one read and one write of the
-// operand, a few per cent of the product's time there. It is a DSL kernel (copy_map), on the
+// [B, R, C] view. Staged by the tile blocks' threads element by element, such operands ran at
+// 0.44 of cuBLAS at 4095 x 4097 x 4093; with the copies (one read and one write of each operand)
+// at 2.5x (bench/results/2026-12-05-ragged-loads.md). The copy is a DSL kernel (copy_map) on the
 // GEMM's stream, so the GEMM reads it after it is written; the launch keeps the buffer alive.
 template <class T>
 struct copy_map {
