@@ -95,14 +95,8 @@ void note_tensor(launch_plan& plan, int arg, const tensor<T>& t, bool writing) {
                                         " but the launch runs on " + plan.on.dev().name() +
                                         "; move it with to_host/from_host first");
   plan.arg_extents.emplace_back(arg, t.extents());
-  auto [lo, hi] = view_span(t.extents(), t.strides());
-  const auto base = reinterpret_cast<std::uintptr_t>(t.data());
-  tensor_use u{arg, writing, t.storage_ptr(), base, base};
-  if (hi >= lo) {
-    u.lo = base + std::uintptr_t(lo) * sizeof(T);
-    u.hi = base + std::uintptr_t(hi + 1) * sizeof(T);
-  }
-  plan.uses.push_back(std::move(u));
+  const auto [lo, hi] = byte_span(t);
+  plan.uses.push_back(tensor_use{arg, writing, t.storage_ptr(), lo, hi});
 }
 
 template <int R, class T>

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ctile/core/dtype.hpp"
@@ -272,5 +273,17 @@ class partition {
  private:
   tensor<T>* t_;
 };
+
+namespace detail {
+// The bytes t's elements span, [first byte, one past the last); empty (both at its start) for an
+// empty view. What a launch checks its outputs' overlap with.
+template <class T>
+std::pair<std::uintptr_t, std::uintptr_t> byte_span(const tensor<T>& t) {
+  const auto [lo, hi] = view_span(t.extents(), t.strides());
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data());
+  if (hi < lo) return {base, base};
+  return {base + std::uintptr_t(lo) * sizeof(T), base + std::uintptr_t(hi + 1) * sizeof(T)};
+}
+}  // namespace detail
 
 }  // namespace ct

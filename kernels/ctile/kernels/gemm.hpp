@@ -208,26 +208,20 @@ bool operand_on_16_bytes(const ct::tensor<T>& x) {
 
 template <class T>
 ct::tensor<T> copy_on_16_bytes(const ct::stream& s, const ct::tensor<T>& x) {
+  const bool transposed = column_major(x);
   const ct::tensor<T> rows = contiguous_last(x);
   const index_t cols = rows.extent(2), padded = (cols + vec<T> - 1) / vec<T> * vec<T>;
   auto buffer = ct::empty<T>({rows.extent(0), rows.extent(1), padded}, x.dev());
   auto copy = buffer.slice(2, 0, cols);
   (void)ct::launch(s, copy_map<T>{}, copy.partition(ct::shape<1, 8, 512>{}), rows);
-  return column_major(x) ? copy.transpose(1, 2) : std::move(copy);
+  return transposed ? copy.transpose(1, 2) : std::move(copy);
 }
 
-// Whether x and y share any byte (their spans from first to last element).
+// Whether x and y share any byte (their spans from first to last element), as a launch tests.
 template <class T, class U>
 bool memory_overlaps(const ct::tensor<T>& x, const ct::tensor<U>& y) {
-  const auto span = [](const auto& t) {
-    const auto [lo, hi] = ct::detail::view_span(t.extents(), t.strides());
-    const auto base = reinterpret_cast<std::uintptr_t>(t.data());
-    const std::size_t size = sizeof(*t.data());
-    return std::pair{base + std::uintptr_t(lo) * size, base + std::uintptr_t(hi + 1) * size};
-  };
-  if (x.size() == 0 || y.size() == 0) return false;
-  const auto [xl, xh] = span(x);
-  const auto [yl, yh] = span(y);
+  const auto [xl, xh] = ct::detail::byte_span(x);
+  const auto [yl, yh] = ct::detail::byte_span(y);
   return xl < yh && yl < xh;
 }
 
