@@ -38,7 +38,7 @@ struct sum_op {
 // is neutral, and a line of NaNs then reduces to NaN (an infinite seed would win over them).
 struct max_op {
   template <class C>
-  CT_HD C operator()(C a, C b) const { return (a > b || b != b) ? a : b; }  // NaN ignored
+  CT_HD C operator()(C a, C b) const { return nan_ignoring_max(a, b); }
   template <class C>
   CT_HD static constexpr C identity() {
     if constexpr (std::numeric_limits<C>::has_quiet_NaN) return std::numeric_limits<C>::quiet_NaN();
@@ -47,7 +47,7 @@ struct max_op {
 };
 struct min_op {
   template <class C>
-  CT_HD C operator()(C a, C b) const { return (a < b || b != b) ? a : b; }  // NaN ignored
+  CT_HD C operator()(C a, C b) const { return nan_ignoring_min(a, b); }
   template <class C>
   CT_HD static constexpr C identity() {
     if constexpr (std::numeric_limits<C>::has_quiet_NaN) return std::numeric_limits<C>::quiet_NaN();
