@@ -358,6 +358,50 @@ TEST_P(memory_ops, loads_laid_out_as_another_tile) {
   check_laid_out_loads<ct::shape<16, 64>>(dev(), 37, 131);
 }
 
+// A slice whose collapsed dim is not a leading one: rows of a [rows, 1, N] table laid out as the
+// [R, H, N] tile they multiply (RoPE's cos rows over its heads), from a first row that may lie
+// before the table (those rows load as padding, zero). The rule that broadcast a row in
+// registers had taken such a slice's chunk k mod 4 where it needed chunk k / H.
+template <int R, int H, int N>
+struct laid_out_middle_slice {
+  static constexpr const char* name = "ops_laid_out_middle_slice";
+  CT_TILE void operator()(ct::out<float, ct::shape<R, H, N>> y, ct::in<ct::bf16, 3> x, ct::in<float, 3> table,
+                          ct::index_t first) const {
+    const auto [i, unused_h, unused_n] = y.tile_index();
+    (void)unused_h, (void)unused_n;
+    const auto xf = ct::astype<float>(x.load_like(y));
+    const auto rows = table.tiled(ct::shape<R, 1, N>{}, ct::pad::zero, ct::steps(1, 1, 1));  // from any row
+    const auto t = rows.load(i * R + first, 0, 0, ct::layout_of(xf));
+    y.store(xf * t);
+  }
+};
+
+template <int R, int H, int N>
+void check_laid_out_middle_slice(const ct::device& dev, ct::index_t rows, ct::index_t first) {
+  SCOPED_TRACE(cat("[", R, ", ", H, ", ", N, "] tiles of ", rows, " rows, first table row ", first));
+  const ct::index_t table_rows = rows + 2;
+  std::vector<ct::bf16> vx(std::size_t(rows * H * N));
+  std::vector<float> vx_f(vx.size()), vt(std::size_t(table_rows * N));
+  for (std::size_t f = 0; f < vx.size(); ++f) vx[f] = ct::convert<ct::bf16>(vx_f[f] = float(int(f * 5 % 11) - 5));
+  for (std::size_t f = 0; f < vt.size(); ++f) vt[f] = float(int(f * 3 % 13) - 6);
+  const auto x = tensor_of(vx, {rows, H, N}, dev);
+  const auto table = tensor_of(vt, {table_rows, 1, N}, dev);
+  auto y = poisoned<float>({rows, H, N}, dev);
+  ct::launch(laid_out_middle_slice<R, H, N>{}, y.partition(ct::shape<R, H, N>{}), x, table, first).wait();
+  EXPECT_TRUE(all_same(y.to_host(), reference_of<float>(vx.size(), [&](std::size_t f) {
+    const ct::index_t a = ct::index_t(f) / (H * N), n = ct::index_t(f) % N, row = a + first;
+    const float t = row >= 0 && row < table_rows ? vt[std::size_t(row * N + n)] : 0.0f;
+    return vx_f[f] * t;
+  })));
+}
+
+TEST_P(memory_ops, loads_slices_with_a_middle_dim_of_one_laid_out_as_another_tile) {
+  check_laid_out_middle_slice<4, 8, 64>(dev(), 10, 0);
+  check_laid_out_middle_slice<4, 8, 64>(dev(), 10, -3);
+  check_laid_out_middle_slice<8, 4, 64>(dev(), 9, 2);
+  check_laid_out_middle_slice<4, 2, 4>(dev(), 6, 1);
+}
+
 template <class T, class S>
 void check_mirrored_store(const ct::device& dev, const ct::extents_t& extents) {
   SCOPED_TRACE((case_name<T, S>(extents)));

@@ -113,19 +113,22 @@ CT_HD tile<T, S2, P2> exchange(const tile<T, S, P>& x, SourceFlat source_flat) {
 }
 
 // Whether broadcasting x (shape S, plain blocked layout P) to S2 (layout P2) keeps every element
-// in its thread, by the layouts' arithmetic: S without its leading 1s is S2's trailing dims, the
-// chunks are alike, and x's chunk count C and the thread count T divide one another. Target
-// chunk k*T + t needs x's chunk (k*T + t) mod C, which thread t holds.
+// in its thread, by the layouts' arithmetic: S without its leading 1s is the trailing dims of S2
+// and of P2's own shape (P2 may be a slice layout, of a shape larger than S2), the chunks are
+// alike, and x's chunk count C and the thread count T divide one another. Target chunk k*T + t
+// needs x's chunk (k*T + t) mod C, which thread t holds. (Checked against S2 alone, a [4, 1, 4]
+// tile laid out as a [4, 2, 4] one took chunk k mod 4 where it needed chunk k / 2.)
 template <class S2, class P2, class S, class P>
 constexpr bool row_broadcast_is_local() {
+  using PS2 = typename P2::shape_type;
   if constexpr (!std::is_same_v<typename P::shape_type, S> || P::vec != P2::vec || P::threads != P2::threads ||
-                P2::replicated || S::rank > S2::rank) {
+                P2::replicated || S::rank > S2::rank || S2::rank != PS2::rank) {
     return false;
   } else {
     int lead = 0;
     while (lead < S::rank && S::dim(lead) == 1) ++lead;
     for (int i = lead; i < S::rank; ++i)
-      if (S::dim(i) != S2::dim(i + S2::rank - S::rank)) return false;
+      if (S::dim(i) != S2::dim(i + S2::rank - S::rank) || S::dim(i) != PS2::dim(i + S2::rank - S::rank)) return false;
     return P::chunks % P::threads == 0 || P::threads % P::chunks == 0;
   }
 }
