@@ -171,6 +171,20 @@ TEST(launch_devices, default_device_follows_the_compiler) {
   EXPECT_EQ(c.dev(), ct::default_device());
 }
 
+// A kernel asks for a second GPU build for launches whose rows are all aligned with
+// `static constexpr bool aligned_rows_build = true;` (the column reductions do); without it,
+// CTILE_ALIGNED_VARIANTS decides for every kernel.
+struct asks_for_an_aligned_build {
+  static constexpr bool aligned_rows_build = true;
+};
+struct declines_an_aligned_build {
+  static constexpr bool aligned_rows_build = false;
+};
+struct says_nothing_of_alignment {};
+static_assert(ct::detail::kernel_aligned_rows_build<asks_for_an_aligned_build>());
+static_assert(!ct::detail::kernel_aligned_rows_build<declines_an_aligned_build>());
+static_assert(ct::detail::kernel_aligned_rows_build<says_nothing_of_alignment>() == ct::config::aligned_variants);
+
 #if defined(__CUDACC__)
 // Which launches may run a kernel's aligned build (CTILE_ALIGNED_VARIANTS): the entry tells the
 // compiler what rows_aligned checks, so a view it passes wrongly would be undefined behaviour.

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "ctile/core/config.hpp"
 #include "ctile/core/schedule.hpp"
 
 namespace ct::detail {
@@ -73,6 +74,16 @@ constexpr int kernel_occupancy() {
   } else {
     return 0;
   }
+}
+
+// Whether K's plain GPU launches whose tensors' rows all start on 16 bytes run a second build
+// of K made for such rows (backend/cuda/launch.hpp, kernel_entry_aligned_rows): K::aligned_rows_build
+// when declared (a per-kernel hint: the second build doubles the kernel's device code), else
+// what CTILE_ALIGNED_VARIANTS says for every kernel. The CPU backend ignores it.
+template <class K>
+constexpr bool kernel_aligned_rows_build() {
+  if constexpr (requires { K::aligned_rows_build; }) return bool(K::aligned_rows_build);
+  else return config::aligned_variants;
 }
 
 // How a GPU launch of K places tile blocks on CTAs: K::co_schedule when declared, else one each.

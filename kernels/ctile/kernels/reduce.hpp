@@ -91,16 +91,28 @@ struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 5> {
 };
 
 // Reduces rows [s * rows_per_split, (s + 1) * rows_per_split) of x's column tile j into row s of y.
+// Row segments (BM = 1, the first pass) take four in flight, widened as loaded; the taller tiles
+// of the partials (f32) take eight. A launch whose rows all start on 16 bytes runs a build made
+// for them (`aligned_rows_build`): without the code for rows off the boundary the first pass
+// fits 128 registers instead of 255 and a stack, and ran 2474 -> 2706 GB/s at 32768 x 8192 bf16
+// on an H100 (copy 2961; bench/results/2026-12-06-col-reduce.md).
 template <class Tin, class Tout, int BM, int BN, class Op>
 struct col_reduce_map {
   static constexpr const char* name = "ct_kernels_col_reduce";
+  static constexpr bool aligned_rows_build = true;
   CT_TILE void operator()(ct::out<Tout, ct::shape<1, BN>> y, ct::in<Tin, 2> x, index_t rows_per_split) const {
     const auto [s, j] = y.tile_index();
     const index_t first = s * rows_per_split;
     const index_t last = first + rows_per_split < x.extent(0) ? first + rows_per_split : x.extent(0);
     const auto view = x.slice(0, first, last).tiled(ct::shape<BM, BN>{}, typename Op::pad{});
-    const auto part = [&](index_t k) { return view.load(k, j); };
-    y.store(ct::astype<Tout>(Op::template across<0>(accumulate_by_eights<Op>(part, ct::num_tiles(view, 0)))));
+    const index_t n = ct::num_tiles(view, 0);
+    if constexpr (BM == 1) {
+      const auto part = [&](index_t k) { return ct::astype<float>(view.load(k, j)); };
+      y.store(ct::astype<Tout>(Op::template across<0>(accumulate_by_fours<Op>(part, n))));
+    } else {
+      const auto part = [&](index_t k) { return view.load(k, j); };
+      y.store(ct::astype<Tout>(Op::template across<0>(accumulate_by_eights<Op>(part, n))));
+    }
   }
 };
 
@@ -122,20 +134,28 @@ ct::pending col_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   require_rank(what, "y", y, 1);
   require_extent(what, "y", y, 0, x.extent(1));
   require(x.extent(0) > 0, kernels::detail::what(what, "x has no rows to reduce"));
-  constexpr int BM = 8, BN = 32 * vec<T>;
+  // The first pass reads one row segment a tile (1 x 2048 bf16: two 16-byte chunks a thread, a
+  // contiguous 4 KiB). 8 x 256 tiles held the same bytes but took 226 registers (two blocks an
+  // SM) and a row address a chunk: 1795 GB/s against 2526 for 1 x 2048 at
+  // 32768 x 8192 bf16 on an H100 (copy 2978), both without the aligned build.
+  constexpr int BN = 256 * vec<T>;
   const index_t rows = x.extent(0), cols = x.extent(1);
   const index_t col_tiles = (cols + BN - 1) / BN;
-  // Enough blocks for every SM several times over, but each split at least 16 tiles tall, so
-  // the partials stay a small fraction of the traffic.
-  const index_t want_blocks = 4096;
-  const index_t want_splits = std::clamp<index_t>(want_blocks / col_tiles, 1, std::max<index_t>(1, rows / (16 * BM)));
+  // About 512 blocks (one wave at four an SM), each split at least 16 rows tall: fewer, longer
+  // blocks measured best (512: 2706 GB/s, 1024: 2612; 2048 lost more), and the partials stay a
+  // small fraction of the traffic (128 x 8192 f32 against 32768 x 8192 bf16).
+  const index_t want_blocks = 512;
+  const index_t want_splits = std::clamp<index_t>(want_blocks / col_tiles, 1, std::max<index_t>(1, rows / 16));
   const index_t rows_per_split = (rows + want_splits - 1) / want_splits;
   const index_t splits = (rows + rows_per_split - 1) / rows_per_split;  // none left empty
   auto y2 = y.reshape({1, cols});
-  if (splits == 1) return ct::launch(s, col_reduce_map<T, T, BM, BN, Op>{}, y2.partition(ct::shape<1, BN>{}), x, rows);
+  if (splits == 1) return ct::launch(s, col_reduce_map<T, T, 1, BN, Op>{}, y2.partition(ct::shape<1, BN>{}), x, rows);
   auto partial = ct::empty<float>({splits, cols}, x.dev());
-  (void)ct::launch(s, col_reduce_map<T, float, BM, BN, Op>{}, partial.partition(ct::shape<1, BN>{}), x, rows_per_split);
-  return ct::launch(s, col_reduce_map<float, T, BM, BN, Op>{}, y2.partition(ct::shape<1, BN>{}), partial, splits);
+  (void)ct::launch(s, col_reduce_map<T, float, 1, BN, Op>{}, partial.partition(ct::shape<1, BN>{}), x, rows_per_split);
+  // The partials (a few MiB, mostly still in L2) in narrow column tiles, so that the second pass
+  // has blocks for every SM: 8 x 256 tiles gave 32 blocks at 8192 columns, 6 % of the time.
+  constexpr int BM2 = 32, BN2 = 32;
+  return ct::launch(s, col_reduce_map<float, T, BM2, BN2, Op>{}, y2.partition(ct::shape<1, BN2>{}), partial, splits);
 }
 
 }  // namespace detail

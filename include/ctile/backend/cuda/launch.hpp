@@ -273,7 +273,7 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
   if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
     auto entry = kernel_entry<K, V...>;
-    if constexpr (config::aligned_variants && (has_rows<V>() || ...))  // compiled only then
+    if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (has_rows<V>() || ...))  // compiled only then
       if (rows_aligned(views...)) entry = kernel_entry_aligned_rows<K, V...>;
     entry<<<g, config::gpu_block_threads, 0, cs>>>(kernel, views...);
   } else if constexpr (co.blocks == 1) {
