@@ -267,6 +267,38 @@ TEST_P(kernels, norms_match_f64) {
   }
 }
 
+// Layer norm takes its two sums in one pass (norm.hpp): rows whose mean is far from zero
+// relative to their spread must keep their precision (the unshifted E[x^2] - E[x]^2 in f32 gives
+// these rows' variance with no correct digit).
+template <class T>
+void check_layernorm_far_from_zero(const ct::device& dev, ct::index_t m, ct::index_t n, double offset) {
+  SCOPED_TRACE(name_of<T>(m, n) + " offset " + std::to_string(offset));
+  const auto noise = host_f64(random<T>({m, n}, dev));
+  std::vector<T> values(noise.size());
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = ct::convert<T>(offset + noise[k]);
+  const auto x = ct::from_host(values, {m, n}, dev), w = random<T>({n}, dev), b = random<T>({n}, dev);
+  const auto hx = host_f64(x), hw = host_f64(w), hb = host_f64(b);
+  std::vector<double> want(hx.size());
+  for (ct::index_t i = 0; i < m; ++i) {
+    const double* row = &hx[std::size_t(i * n)];
+    double mean = 0, var = 0;
+    for (ct::index_t j = 0; j < n; ++j) mean += row[j] / double(n);
+    for (ct::index_t j = 0; j < n; ++j) var += (row[j] - mean) * (row[j] - mean) / double(n);
+    for (ct::index_t j = 0; j < n; ++j)
+      want[std::size_t(i * n + j)] = (row[j] - mean) / std::sqrt(var + 1e-5) * hw[std::size_t(j)] + hb[std::size_t(j)];
+  }
+  auto y = poisoned<T>({m, n}, dev);
+  kn::layernorm(ct::default_stream(dev), y, x, w, b).wait();
+  EXPECT_TRUE(all_close(host_f64(y), want, kernel_tolerance<T>(max_abs(want), 4.0 * double(n))));
+}
+
+TEST_P(kernels, layernorm_keeps_its_precision_far_from_zero) {
+  for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{3, 1000}, {4, 8191}}) {
+    check_layernorm_far_from_zero<float>(dev(), m, n, 3000.0);
+    check_layernorm_far_from_zero<ct::bf16>(dev(), m, n, 300.0);
+  }
+}
+
 TEST_P(kernels, norms_reject_rows_they_cannot_hold) {
   const auto x = random<float>({2, 8193}, dev()), w = random<float>({8193}, dev());
   auto y = poisoned<float>({2, 8193}, dev());
@@ -300,6 +332,8 @@ TEST_P(kernels, rope_matches_f64) {
   check_rope<float>(dev(), 2, 7, 33, 128);
   check_rope<ct::bf16>(dev(), 3, 5, 31, 128);
   check_rope<ct::f16>(dev(), 1, 3, 5, 256);
+  // Tiles of 4 and 8 positions (few heads) that run into the next batch (seq not a multiple).
+  check_rope<ct::bf16>(dev(), 2, 9, 3, 64);
 }
 
 TEST_P(kernels, rope_rejects_bad_tables) {

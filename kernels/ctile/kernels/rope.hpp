@@ -2,65 +2,83 @@
 //   x1 = x[..., :D/2], x2 = x[..., D/2:]
 //   y[..., :D/2] = x1 * cos - x2 * sin,   y[..., D/2:] = x2 * cos + x1 * sin
 // with cos and sin [seq, D/2] in f32, shared by every batch and head. Math in f32, stored as T.
-// A block takes a group of heads at one (batch, position), so it reads one row of cos and sin,
-// each thread the columns of its own x elements (laid out as x1, ct::layout_of): a row loaded
-// in its natural f32 layout (4-element chunks against x's 8) reached x's layout through shared
-// memory, with two barriers a row.
+// A block takes SB positions x HB heads, so it reads SB rows of cos and sin, each
+// thread the columns of its own x elements (laid out as x1, ct::layout_of: a row loaded in its
+// natural f32 layout, 4-element chunks against x's 8, reached x's layout through shared memory,
+// with two barriers a row).
 #pragma once
 #include "ctile/kernels/detail.hpp"
 
 namespace ct::kernels {
 namespace detail {
 
-template <class T, int HB, int D>
+template <class T, int SB, int HB, int D>
 struct rope_map {
   static constexpr const char* name = "ct_kernels_rope";
   // y and x viewed as [batch * seq, heads, D], cos and sin as [seq, 1, D / 2].
-  CT_TILE void operator()(ct::out<T, ct::shape<1, HB, D>> y, ct::in<T, 3> x, ct::in<float, 3> cos,
+  CT_TILE void operator()(ct::out<T, ct::shape<SB, HB, D>> y, ct::in<T, 3> x, ct::in<float, 3> cos,
                           ct::in<float, 3> sin, index_t seq) const {
-    const auto [i, j, unused] = y.tile_index();  // (batch * seq + position, head tile, 0)
+    const auto [i, j, unused] = y.tile_index();  // (position tile of batch * seq, head tile, 0)
     (void)unused;
-    const index_t pos = i % seq;
+    const index_t pos = i * SB % seq;
     // The two halves load as tiles of their own (views of x), so no element changes thread, and
     // the results are stored as the two halves of this block's tile.
-    // All four loads are issued before any of them is used: widened to f32 as they were loaded,
+    // All the loads are issued before any of them is used: widened to f32 as they were loaded,
     // x's halves were waited for before the tables' loads went out, so every block paid both
     // latencies one after the other (the SASS of 2026-12-05's build; 0.52 of the copy ceiling).
-    constexpr auto half = ct::shape<1, HB, D / 2>{};
+    constexpr auto half = ct::shape<SB, HB, D / 2>{};
     const auto x1 = x.slice(2, 0, D / 2).tiled(half).load(i, j, 0);
     const auto x2 = x.slice(2, D / 2, D).tiled(half).load(i, j, 0);
-    constexpr auto row = ct::shape<1, 1, D / 2>{};
-    const auto c = ct::load(cos, {pos, 0, 0}, row, ct::pad::zero, ct::layout_of(x1));
-    const auto s = ct::load(sin, {pos, 0, 0}, row, ct::pad::zero, ct::layout_of(x1));
+    // SB rows of a table from row `first` on (a tiled view with a step of one row).
+    const auto table = [&](const ct::in<float, 3>& t, index_t first) {
+      const auto from_any_row = t.tiled(ct::shape<SB, 1, D / 2>{}, ct::pad::zero, ct::steps(1, 1, 1));
+      return from_any_row.load(first, 0, 0, ct::layout_of(x1));
+    };
+    const auto c = table(cos, pos), s = table(sin, pos);
     const auto f1 = ct::astype<float>(x1), f2 = ct::astype<float>(x2);
+    auto y1 = f1 * c - f2 * s, y2 = f2 * c + f1 * s;
+    // A tile that runs into the next batch (one a batch at most, none where SB divides seq) takes
+    // the rest of its rows from the tables' start: rows past a table's end loaded as zeros above,
+    // and so do those before its start in a load from pos - seq, so the two add up.
+    if (SB > 1 && pos + SB > seq) {
+      const auto c2 = table(cos, pos - seq), s2 = table(sin, pos - seq);
+      y1 = y1 + (f1 * c2 - f2 * s2), y2 = y2 + (f2 * c2 + f1 * s2);
+    }
     const auto halves = y.subtiles(half);
-    halves.store({0, 0, 0}, ct::astype<T>(f1 * c - f2 * s));
-    halves.store({0, 0, 1}, ct::astype<T>(f2 * c + f1 * s));
+    halves.store({0, 0, 0}, ct::astype<T>(y1));
+    halves.store({0, 0, 1}, ct::astype<T>(y2));
   }
 };
 
-template <class T, int HB, int D>
+template <class T, int SB, int HB, int D>
 ct::pending rope_launch(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<float>& cos,
                         const ct::tensor<float>& sin) {
   const index_t b = x.extent(0), seq = x.extent(1), heads = x.extent(2);
   auto y3 = y.reshape({b * seq, heads, D});
-  return ct::launch(s, rope_map<T, HB, D>{}, y3.partition(ct::shape<1, HB, D>{}), x.reshape({b * seq, heads, D}),
+  return ct::launch(s, rope_map<T, SB, HB, D>{}, y3.partition(ct::shape<SB, HB, D>{}), x.reshape({b * seq, heads, D}),
                     cos.unsqueeze(1), sin.unsqueeze(1), seq);
 }
 
-// Heads padded up to a whole number of head tiles of `per_tile` heads.
-inline index_t padded_heads(index_t heads, index_t per_tile) { return (heads + per_tile - 1) / per_tile * per_tile; }
+// Elements a launch covers with tiles of sb positions x hb heads (the tensor padded up to them).
+inline index_t padded_work(index_t seq, index_t heads, index_t sb, index_t hb) {
+  return (seq + sb - 1) / sb * sb * ((heads + hb - 1) / hb * hb);
+}
 
-// Tiles of 4K elements (16-bit x: four 16-byte chunks a thread), or of 2K where those pad fewer heads:
-// 33 heads of 128 fill 33 of 64 rows of 32-head tiles, 33 of 48 of 16-head ones. (Smaller
-// tiles would leave threads without a chunk of each half.)
+// Tiles of 4K elements (16-bit x: four 16-byte chunks a thread): all heads of one position
+// where they fill the tile, else fewer heads of 4 or 8 positions, whichever pads least. 33 heads
+// of 128 filled 33 of 64 rows of 32-head tiles (0.39 of the copy ceiling at 3 x 4095 x 33 x 128
+// on an H100 with tiles of one position, 2K elements). More positions a tile read more rows of
+// cos and sin (from L2) for the same x.
 template <class T, int D>
 ct::pending rope_for_dim(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<float>& cos,
                          const ct::tensor<float>& sin) {
-  constexpr int big = 4096 / D, small = 2048 / D;
-  const index_t heads = x.extent(2);
-  if (padded_heads(heads, small) < padded_heads(heads, big)) return rope_launch<T, small, D>(s, y, x, cos, sin);
-  return rope_launch<T, big, D>(s, y, x, cos, sin);
+  constexpr int heads_a_tile = 4096 / D;  // at one position
+  const index_t seq = x.extent(1), heads = x.extent(2);
+  const index_t one = padded_work(seq, heads, 1, heads_a_tile), four = padded_work(seq, heads, 4, heads_a_tile / 4),
+                eight = padded_work(seq, heads, 8, heads_a_tile / 8);
+  if (one <= four && one <= eight) return rope_launch<T, 1, heads_a_tile, D>(s, y, x, cos, sin);
+  if (four <= eight) return rope_launch<T, 4, heads_a_tile / 4, D>(s, y, x, cos, sin);
+  return rope_launch<T, 8, heads_a_tile / 8, D>(s, y, x, cos, sin);
 }
 
 }  // namespace detail
