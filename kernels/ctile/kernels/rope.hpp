@@ -2,10 +2,10 @@
 //   x1 = x[..., :D/2], x2 = x[..., D/2:]
 //   y[..., :D/2] = x1 * cos - x2 * sin,   y[..., D/2:] = x2 * cos + x1 * sin
 // with cos and sin [seq, D/2] in f32, shared by every batch and head. Math in f32, stored as T.
-// A block takes SB positions x HB heads, so it reads SB rows of cos and sin, each
-// thread the columns of its own x elements (laid out as x1, ct::layout_of: a row loaded in its
-// natural f32 layout, 4-element chunks against x's 8, reached x's layout through shared memory,
-// with two barriers a row).
+// A block takes SB positions x HB heads, so it reads SB rows of cos and sin, each thread the
+// columns of its own x elements (laid out as x1, ct::layout_of: a row loaded in its natural f32
+// layout, 4-element chunks against x's 8, reached x's layout through shared memory, with two
+// barriers a row).
 #pragma once
 #include "ctile/kernels/detail.hpp"
 
@@ -65,10 +65,10 @@ inline index_t padded_work(index_t seq, index_t heads, index_t sb, index_t hb) {
 }
 
 // Tiles of 4K elements (16-bit x: four 16-byte chunks a thread): all heads of one position
-// where they fill the tile, else fewer heads of 4 or 8 positions, whichever pads least. 33 heads
-// of 128 filled 33 of 64 rows of 32-head tiles (0.39 of the copy ceiling at 3 x 4095 x 33 x 128
-// on an H100 with tiles of one position, 2K elements). More positions a tile read more rows of
-// cos and sin (from L2) for the same x.
+// where they fill the tile, else fewer heads of 4 or 8 positions, whichever pads least. Tiles of
+// one position fit 33 heads of 128 in 48 rows of 16-head (2K-element) tiles: 0.39 of the copy
+// ceiling at 3 x 4095 x 33 x 128 on an H100; 8 positions x 4 heads fit them in 36. More
+// positions a tile read more rows of cos and sin (from L2) for the same x.
 template <class T, int D>
 ct::pending rope_for_dim(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<float>& cos,
                          const ct::tensor<float>& sin) {
