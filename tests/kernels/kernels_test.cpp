@@ -267,9 +267,9 @@ TEST_P(kernels, norms_match_f64) {
   }
 }
 
-// Layer norm takes its two sums in one pass (norm.hpp): rows whose mean is far from zero
-// relative to their spread must keep their precision (the unshifted E[x^2] - E[x]^2 in f32 gives
-// these rows' variance with no correct digit).
+// Rows whose mean is far from zero relative to their spread keep layer norm's precision (a
+// one-pass variance, E[x^2] - E[x]^2 in f32, would give these rows' variance with no correct
+// digit; norm.hpp measured a shifted one-pass form and kept two passes).
 template <class T>
 void check_layernorm_far_from_zero(const ct::device& dev, ct::index_t m, ct::index_t n, double offset) {
   SCOPED_TRACE(name_of<T>(m, n) + " offset " + std::to_string(offset));

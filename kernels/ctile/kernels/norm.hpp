@@ -23,40 +23,27 @@ inline constexpr int max_norm_cols = 8192;
 // The normalised rows of t (f32 [BM, BN] loaded from T, columns past `cols` zero), times w
 // (plus b for layer norm). w and b load after the row statistics, so they do not hold
 // registers across the reductions (loaded both before either was used, they made ptxas spill
-// 96 bytes and cost 9 %).
-//
-// Layer norm takes both statistics in one pass: the sums of d = t - k and of d^2, where k is the
-// row's first element (`first`, f32 [BM, 1]), are independent, so the two block reductions are
-// not one after the other as mean-then-variance's are (+3 % at 32768 x 8192 bf16, +16 % at
-// 32767 x 8191 on an H100, bench/results/2026-12-06-col-reduce.md). The shift by an element of
-// the row keeps E[d^2] - E[d]^2 from cancelling: d is of the order of the row's spread, not of
-// its mean (the plain E[x^2] - E[x]^2 loses every digit for rows far from zero).
-template <class Kind, class T, int BN, class X, class F>
-CT_HD auto normalize(const X& t, const F& first, const ct::in<T, 1>& w, const ct::in<T, 1>& b, index_t cols,
-                     float eps) {
+// 96 bytes and cost 9 %). Layer norm's variance is a second pass over the centred row in
+// registers: one pass over the sums of d = x - x[row, 0] and of d^2 (independent reductions,
+// exact enough with the shift) ran 5 % slower at 32768 x 8192 bf16 on an H100, 2 % ragged,
+// for the extra load and its registers (bench/results/2026-12-06-bandwidth.md).
+template <class Kind, class T, int BN, class X>
+CT_HD auto normalize(const X& t, const ct::in<T, 1>& w, const ct::in<T, 1>& b, index_t cols, float eps) {
   const float inv_cols = 1.0f / float(cols);
   auto row = [](const ct::in<T, 1>& v) { return ct::astype<float>(ct::load(v, {0}, ct::shape<BN>{})); };
   if constexpr (std::is_same_v<Kind, rms_norm_t>) {
-    (void)b, (void)first;
+    (void)b;
     const auto scale = ct::rsqrt(ct::sum(t * t, ct::axis<1>, ct::keepdims) * inv_cols + eps);
     return t * scale * row(w);
   } else {
-    // Padding stays out of the sums. The column index has x's element size, so its tile is
+    const auto mean = ct::sum(t, ct::axis<1>, ct::keepdims) * inv_cols;
+    // Padding stays out of the variance. The column index has x's element size, so its tile is
     // laid out like x's and the mask meets it without moving data (int16 counts to 32767).
     using I = std::conditional_t<sizeof(T) == 2, std::int16_t, std::int32_t>;
-    const auto d = ct::where(ct::arange<I, BN>() < I(cols), t - first, 0.0f);
-    const auto mean_d = ct::sum(d, ct::axis<1>, ct::keepdims) * inv_cols;
-    const auto var = ct::maximum(ct::sum(d * d, ct::axis<1>, ct::keepdims) * inv_cols - mean_d * mean_d, 0.0f);
-    return (d - mean_d) * ct::rsqrt(var + eps) * row(w) + row(b);
+    const auto d = ct::where(ct::arange<I, BN>() < I(cols), t - mean, 0.0f);
+    const auto scale = ct::rsqrt(ct::sum(d * d, ct::axis<1>, ct::keepdims) * inv_cols + eps);
+    return d * scale * row(w) + row(b);
   }
-}
-
-// Each row's first element, f32 [BM, 1], the shift of layer norm's sums (normalize); rms norm
-// needs none (0).
-template <class Kind, int BM, class T>
-CT_HD auto first_of_rows(const ct::in<T, 2>& x, index_t row0) {
-  if constexpr (std::is_same_v<Kind, layer_norm_t>) return ct::astype<float>(ct::load(x, {row0, 0}, ct::shape<BM, 1>{}));
-  else return 0.0f;
 }
 
 // A CTA normalises one row of up to 8192 columns, loaded whole, then reduced across the CTA
@@ -73,10 +60,7 @@ struct norm_map : norm_occupancy<T, Kind, BM> {
   static constexpr const char* name = "ct_kernels_norm";
   CT_TILE void operator()(ct::out<T, ct::shape<BM, BN>> y, ct::in<T, 2> x, ct::in<T, 1> w, ct::in<T, 1> b,
                           float eps) const {
-    const auto [i, unused] = y.tile_index();
-    (void)unused;
-    const auto first = first_of_rows<Kind, BM>(x, i * BM);
-    y.store(ct::astype<T>(normalize<Kind, T, BN>(ct::astype<float>(x.load_like(y)), first, w, b, x.extent(1), eps)));
+    y.store(ct::astype<T>(normalize<Kind, T, BN>(ct::astype<float>(x.load_like(y)), w, b, x.extent(1), eps)));
   }
 };
 
@@ -85,17 +69,9 @@ struct residual_norm_map : norm_occupancy<T, Kind, BM> {
   static constexpr const char* name = "ct_kernels_residual_norm";
   CT_TILE void operator()(ct::out<T, ct::shape<BM, BN>> y, ct::out<T, ct::shape<BM, BN>> h, ct::in<T, 2> x,
                           ct::in<T, 2> r, ct::in<T, 1> w, ct::in<T, 1> b, float eps) const {
-    const auto [i, unused] = y.tile_index();
-    (void)unused;
     const auto sum = ct::astype<T>(ct::astype<float>(x.load_like(y)) + ct::astype<float>(r.load_like(y)));
-    // h's first elements, rounded to T as h is (rms norm: 0)
-    const auto first = [&] {
-      if constexpr (std::is_same_v<Kind, layer_norm_t>)
-        return ct::astype<float>(ct::astype<T>(first_of_rows<Kind, BM>(x, i * BM) + first_of_rows<Kind, BM>(r, i * BM)));
-      else return 0.0f;
-    }();
     h.store(sum);
-    y.store(ct::astype<T>(normalize<Kind, T, BN>(ct::astype<float>(sum), first, w, b, x.extent(1), eps)));
+    y.store(ct::astype<T>(normalize<Kind, T, BN>(ct::astype<float>(sum), w, b, x.extent(1), eps)));
   }
 };
 
