@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Compares bench_bandwidth JSON files of several builds (an experimental option against the
-default, say), row by row: GB/s of each and each build's ratio to the first.
+default, say), row by row: GB/s of each and each build's ratio to the first. report.py's merged
+files (bench/results/<date>-bandwidth.json) do as well: they hold their run's file under "ctile".
 
     python3 bench/compare.py BASE.json OTHER.json [MORE.json...] > table.md
 
@@ -22,10 +23,20 @@ def build_name(path):
     return name
 
 
+def ctile_run(path):
+    """The bench_bandwidth document in `path`: the file itself, or the one a merged report holds."""
+    data = json.load(open(path))
+    if "results" not in data and isinstance(data.get("ctile"), dict):
+        data = data["ctile"]
+    if "results" not in data or "copy_ceiling" not in data:
+        sys.exit(f"compare.py: {path} is neither a bench_bandwidth file nor report.py's merged one")
+    return data
+
+
 def main(paths):
     if len(paths) < 2:
         sys.exit(__doc__)
-    runs = [(build_name(p), json.load(open(p))) for p in paths]
+    runs = [(build_name(p), ctile_run(p)) for p in paths]
     names = [n for n, _ in runs]
     keys, gbps = [], {}
     for name, data in runs:

@@ -52,6 +52,23 @@ class CompareTest(unittest.TestCase):
         self.assertIn("| col_sum | bf16 | 4x8 | - | 300 | - |", lines)
         self.assertIn("Copy ceilings (GB/s): default 4200, load_index 4100", text)
 
+    def test_merged_reports_give_their_ctile_run(self):
+        base = doc([("add", (4, 8), 1000.0, True)], 4200)
+        after = doc([("add", (4, 8), 1500.0, True)], 4000)
+        merged = {"date": "today", "ctile": after, "peers": {}, "rows": [{"kernel": "add", "ctile_gbps": 1.0}]}
+        text = self.run_compare(("2026-01-01-bandwidth-before.json", base), ("2026-01-01-bandwidth.json", merged))
+        self.assertIn("| add | bf16 | 4x8 | 1000 | 1500 | 1.50 |", text.splitlines())
+        self.assertIn("Copy ceilings (GB/s): before 4200, default 4000", text)
+
+    def test_other_json_is_refused_by_name(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "gemm.json")
+            with open(path, "w") as f:
+                json.dump({"rows": []}, f)
+            out = subprocess.run([sys.executable, COMPARE, path, path], capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("gemm.json is neither a bench_bandwidth file nor report.py's merged one", out.stderr)
+
     def test_one_file_is_refused(self):
         out = subprocess.run([sys.executable, COMPARE, os.devnull], capture_output=True, text=True)
         self.assertNotEqual(out.returncode, 0)
