@@ -23,7 +23,8 @@ struct rope_map {
     const index_t pos = i * SB % seq;
     // The two halves load as tiles of their own (views of x), so no element changes thread, and
     // the results are stored as the two halves of this block's tile.
-    // All the loads are issued before any of them is used: widened to f32 as they were loaded,
+    // x's halves and the tables' rows are loaded before any of them is used (a wrapping tile's
+    // second table load aside): widened to f32 as they were loaded,
     // x's halves were waited for before the tables' loads went out, so every block paid both
     // latencies one after the other (the SASS of 2026-12-05's build; 0.52 of the copy ceiling).
     constexpr auto half = ct::shape<SB, HB, D / 2>{};
