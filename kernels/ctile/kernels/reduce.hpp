@@ -95,9 +95,16 @@ struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 5> {
 // of the partials (f32) take eight. A launch whose rows all start on 16 bytes runs a build made
 // for them (`aligned_rows_build`): without the code for rows off the boundary the first pass
 // fits 128 registers instead of 255 and a stack, and ran 2474 -> 2706 GB/s at 32768 x 8192 bf16
-// on an H100 (copy 2961; bench/results/2026-12-06-col-reduce.md).
+// on an H100 (copy 2961; bench/results/2026-12-06-col-reduce.md). The 16-bit first pass asks for
+// six blocks an SM (80 registers): the build for rows off the boundary then spills 64 bytes
+// instead of taking 255 registers and 148 bytes, and ran 1249 -> 2056 GB/s at 32767 x 8191 bf16
+// with a wave of six blocks an SM, while aligned rows kept their speed (2638 -> 2648 GB/s, H100,
+// copy 2957; bench/results/2026-12-06-col-reduce-2.md).
+template <class Tin, int BM>
+using col_reduce_occupancy = occupancy_hint<BM == 1 && sizeof(Tin) == 2, 6>;
+
 template <class Tin, class Tout, int BM, int BN, class Op>
-struct col_reduce_map {
+struct col_reduce_map : col_reduce_occupancy<Tin, BM> {
   static constexpr const char* name = "ct_kernels_col_reduce";
   static constexpr bool aligned_rows_build = true;
   CT_TILE void operator()(ct::out<Tout, ct::shape<1, BN>> y, ct::in<Tin, 2> x, index_t rows_per_split) const {
@@ -141,10 +148,12 @@ ct::pending col_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   constexpr int BN = 256 * vec<T>;
   const index_t rows = x.extent(0), cols = x.extent(1);
   const index_t col_tiles = (cols + BN - 1) / BN;
-  // About 512 blocks (one wave at four an SM), each split at least 16 rows tall: fewer, longer
-  // blocks measured best (512: 2706 GB/s, 1024: 2612; 2048 lost more), and the partials stay a
-  // small fraction of the traffic (128 x 8192 f32 against 32768 x 8192 bf16).
-  const index_t want_blocks = 512;
+  // About 512 blocks for aligned rows, each split at least 16 rows tall: fewer, longer blocks
+  // measured best (512: 2706 GB/s, 1024: 2612; 2048 lost more), and the partials stay a small
+  // fraction of the traffic (128 x 8192 f32 against 32768 x 8192 bf16). Rows off the boundary
+  // wait on each tile's loads before the next tile's go out (backend/memory.hpp), so they need
+  // every block an SM holds: 792, six an SM on 132 SMs (1767 GB/s with 512 blocks, 2056 with 792).
+  const index_t want_blocks = rows_on_16_bytes(x) ? 512 : 792;
   const index_t want_splits = std::clamp<index_t>(want_blocks / col_tiles, 1, std::max<index_t>(1, rows / 16));
   const index_t rows_per_split = (rows + want_splits - 1) / want_splits;
   const index_t splits = (rows + rows_per_split - 1) / rows_per_split;  // none left empty
