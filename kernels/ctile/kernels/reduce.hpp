@@ -75,12 +75,18 @@ CT_HD auto accumulate_by_fours(const Part& part, index_t n) {
 }
 
 // A row reduction keeps four tiles' loads in flight a block, so the bytes in flight per SM
-// come from how many blocks it holds. 16-bit rows ask for five (cuTile's `occupancy` hint: at
-// most 102 registers; they took 126, so four fitted, and ptxas fits the loop in 96 without
-// spilling). f32 rows hold twice the registers a tile and keep their build.
+// come from how many blocks it holds. 16-bit rows ask for six (cuTile's `occupancy` hint: at
+// most 85 registers; with no hint they took 126, so four fitted). Rows off 16 bytes have one
+// tile in flight, not four (their chunks are built from two aligned blocks before the next
+// tile's loads go out), so they gain most from more blocks: 2017 -> 2433 GB/s at 32767 x 8191
+// bf16 with six against five, while aligned rows run the build made for them
+// (`aligned_rows_build`) at 3007 -> 3019 (H100, copy 2975-3006; eight an SM: 2341 and 2606;
+// bench/results/2026-12-06-row-reduce.md). f32 rows hold twice the registers a tile and keep
+// their build.
 template <class T, int BN, class Op>
-struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 5> {
+struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 6> {
   static constexpr const char* name = "ct_kernels_row_reduce";
+  static constexpr bool aligned_rows_build = true;
   CT_TILE void operator()(ct::out<T, ct::shape<1, 1>> y, ct::in<T, 2> x) const {
     const auto [i, unused] = y.tile_index();
     (void)unused;
