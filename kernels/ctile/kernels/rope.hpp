@@ -24,9 +24,9 @@ struct rope_map {
     // The two halves load as tiles of their own (views of x), so no element changes thread, and
     // the results are stored as the two halves of this block's tile.
     // x's halves and the tables' rows are loaded before any of them is used (a wrapping tile's
-    // second table load aside): widened to f32 as they were loaded,
-    // x's halves were waited for before the tables' loads went out, so every block paid both
-    // latencies one after the other (the SASS of 2026-12-05's build; 0.52 of the copy ceiling).
+    // second table load aside). Widened to f32 as they were loaded, x's halves were waited for
+    // before the tables' loads went out, so every block paid both latencies one after the other
+    // (the SASS of 2026-12-05's build; 0.52 of the copy ceiling).
     constexpr auto half = ct::shape<SB, HB, D / 2>{};
     const auto x1 = x.slice(2, 0, D / 2).tiled(half).load(i, j, 0);
     const auto x2 = x.slice(2, D / 2, D).tiled(half).load(i, j, 0);
