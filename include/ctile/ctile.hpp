@@ -2,6 +2,7 @@
 // tensors, partitions, launch).
 #pragma once
 #include "ctile/tile/atomic.hpp"
+#include "ctile/tile/block_group.hpp"
 #include "ctile/tile/debug.hpp"
 #include "ctile/tile/elementwise.hpp"
 #include "ctile/tile/gather.hpp"

@@ -6,6 +6,7 @@ list(APPEND ctile_kernel_tests
   ops/integer_ops_test
   ops/math_ops_test
   ops/reduction_ops_test
+  ops/block_group_test
   ops/scan_ops_test
   ops/shape_ops_test
   ops/memory_ops_test

@@ -41,9 +41,27 @@
 // padding in, nothing out), and each CTA's producer loads half of the operand they share into
 // both CTAs' stages.
 // The CPU backend runs every tile block alone.
+//
+// Separately, a kernel may declare
+//     static constexpr ct::block_group block_group{/*axis=*/1};
+// so that the tile blocks along grid axis `axis` that share their other coordinates (a row of
+// tiles along axis 1: all of a long row's pieces) form a group that runs at once and combines
+// small tiles across its members: ct::sum_across_blocks and ct::max_across_blocks
+// (tile/block_group.hpp). A group is at most max_block_group tile blocks (the launch says so
+// otherwise). On a GPU a group is a thread-block cluster, which needs compute capability 9.0 or
+// later (the launch refuses older GPUs with an error); the CPU backend runs a group's blocks on
+// threads of their own. It does not combine with ct::co_schedule.
 #pragma once
 
 namespace ct {
+
+struct block_group {
+  int axis = 1;  // grid axis whose tile blocks (with the same other coordinates) form one group
+};
+
+// The most tile blocks a group holds: the largest thread-block cluster of a Hopper GPU (16,
+// where more than the portable 8 are allowed per kernel).
+inline constexpr int max_block_group = 16;
 
 struct co_schedule {
   int axis = 0;    // grid axis along which neighbouring tile blocks share a CTA

@@ -86,6 +86,17 @@ constexpr bool kernel_aligned_rows_build() {
   else return config::aligned_variants;
 }
 
+// The grid axis whose tile blocks form K's groups (ct::block_group), or -1 when K declares none.
+template <class K>
+constexpr int kernel_group_axis() {
+  if constexpr (requires { K::block_group; }) {
+    static_assert(K::block_group.axis >= 0 && K::block_group.axis <= 2, "ct::block_group: axis must be 0, 1 or 2");
+    return K::block_group.axis;
+  } else {
+    return -1;
+  }
+}
+
 // How a GPU launch of K places tile blocks on CTAs: K::co_schedule when declared, else one each.
 template <class K>
 constexpr ct::co_schedule kernel_co_schedule() {

@@ -322,6 +322,23 @@ void check_preconditions(const launch_plan& plan) {
   }
 }
 
+// A kernel with a ct::block_group: its groups (the tile blocks along the group's axis) fit
+// the largest group, on every backend, so that a program that runs on the CPU runs on a GPU.
+template <class K>
+void check_block_group(const launch_plan& plan) {
+  constexpr int axis = kernel_group_axis<K>();
+  if constexpr (axis >= 0) {
+    static_assert(kernel_co_schedule<K>().blocks == 1 && kernel_co_schedule<K>().cluster == 1,
+                  "ct::block_group does not combine with ct::co_schedule");
+    static_assert(kernel_shared_bytes<K>() == 0, "ct::block_group does not combine with a ct::pipelined kernel's "
+                                                 "shared_bytes (yet)");
+    require(plan.grid[axis] <= max_block_group,
+            "kernel '" + plan.kernel + "' groups its tile blocks along grid axis " + std::to_string(axis) +
+                " (ct::block_group), which has " + std::to_string(plan.grid[axis]) + " of them; a group holds at most " +
+                std::to_string(max_block_group) + ": use larger tiles along that axis");
+  }
+}
+
 template <class K, class Params, class... A, std::size_t... I>
 pending launch_impl(const stream& s, const grid_t* explicit_grid, const K& k, std::index_sequence<I...>,
                     const A&... args) {
@@ -331,6 +348,7 @@ pending launch_impl(const stream& s, const grid_t* explicit_grid, const K& k, st
       bind(plan, int(I), args, static_cast<std::tuple_element_t<I, Params>*>(nullptr))...};
   apply_explicit_grid(plan, explicit_grid);
   check_preconditions<K>(plan);
+  check_block_group<K>(plan);
   check_aliasing(plan);
   for (const auto& u : plan.uses) u.st->prepare_bind(s, u.writing, plan.kernel);
 

@@ -1,8 +1,12 @@
 // Softmax over the last axis of a 2-D tensor, in f32 (exponentials approximate for 16-bit T:
 // detail::exp_for), stored as T.
-// Rows up to 8192 columns live in one tile: one read, one write. Longer rows (64K-256K columns)
-// stream through the row twice: the first pass keeps a running max and a running sum of
-// exponentials rescaled to that max (online softmax), the second writes exp(x - max) / sum.
+// Rows up to 8192 columns live in one tile: one read, one write. Rows up to 256K columns are
+// split over a group of up to 16 tile blocks (ct::block_group: a thread-block cluster on a
+// Hopper GPU), each holding 16K columns in registers; the group combines the row's max and sum
+// across its blocks, so the row is still read once. Longer rows, and rows past 8192 columns on
+// GPUs without clusters, stream through the row twice: the first pass keeps a running max and a
+// running sum of exponentials rescaled to that max (online softmax), the second writes
+// exp(x - max) / sum.
 #pragma once
 #include <limits>
 
@@ -18,6 +22,35 @@ struct softmax_tile_map {
     const auto t = ct::astype<float>(x.load_like(y, ct::pad::neg_inf));
     const auto e = exp_for<T>(t - ct::max(t, ct::axis<1>, ct::keepdims));
     y.store(ct::astype<T>(e * (1.0f / ct::sum(e, ct::axis<1>, ct::keepdims))));
+  }
+};
+
+// A row of up to group_blocks * group_cols columns: tile block (i, j) holds columns
+// [j * group_cols, (j + 1) * group_cols) of row i as four tiles of group_cols / 4, all loaded
+// before any is used, and the blocks of row i combine its max and its sum of exponentials.
+inline constexpr int group_cols = 16384, group_blocks = ct::max_block_group;
+
+template <class T>
+struct softmax_group_map {
+  static constexpr const char* name = "ct_kernels_softmax_group";
+  static constexpr ct::block_group block_group{/*axis=*/1};
+  CT_TILE void operator()(ct::out<T, ct::shape<1, group_cols>> y, ct::in<T, 2> x) const {
+    constexpr int part = group_cols / 4;
+    const auto [i, j] = y.tile_index();
+    const auto view = x.tiled(ct::shape<1, part>{}, ct::pad::neg_inf);
+    const auto p0 = view.load(i, 4 * j), p1 = view.load(i, 4 * j + 1), p2 = view.load(i, 4 * j + 2),
+               p3 = view.load(i, 4 * j + 3);
+    const auto f = [](const auto& p) { return ct::astype<float>(p); };
+    const auto local_max = ct::maximum(ct::maximum(f(p0), f(p1)), ct::maximum(f(p2), f(p3)));
+    const auto m = ct::max_across_blocks(ct::max(local_max, ct::axis<1>, ct::keepdims));
+    const auto e = [&](const auto& p) { return exp_for<T>(f(p) - m); };
+    const auto l = ct::sum_across_blocks(ct::sum(e(p0) + e(p1) + e(p2) + e(p3), ct::axis<1>, ct::keepdims));
+    const auto inv = 1.0f / l;
+    const auto parts = y.subtiles(ct::shape<1, part>{});
+    parts.store({0, 0}, ct::astype<T>(e(p0) * inv));
+    parts.store({0, 1}, ct::astype<T>(e(p1) * inv));
+    parts.store({0, 2}, ct::astype<T>(e(p2) * inv));
+    parts.store({0, 3}, ct::astype<T>(e(p3) * inv));
   }
 };
 
@@ -63,6 +96,9 @@ ct::pending softmax(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& 
                                                                        std::to_string(detail::max_row) + " supported"));
   if (cols <= 1024) return ct::launch(s, detail::softmax_tile_map<T, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x);
   if (cols <= 8192) return ct::launch(s, detail::softmax_tile_map<T, 1, 8192>{}, y.partition(ct::shape<1, 8192>{}), x);
+  const bool groups = s.dev().is_cpu() || s.dev().compute_capability() >= 90;  // thread-block clusters
+  if (groups && cols <= index_t(detail::group_blocks) * detail::group_cols)
+    return ct::launch(s, detail::softmax_group_map<T>{}, y.partition(ct::shape<1, detail::group_cols>{}), x);
   return ct::launch(s, detail::softmax_online_map<T, 8192>{}, y.partition(ct::shape<1, detail::max_row>{}), x);
 }
 

@@ -255,6 +255,46 @@ std::uint64_t resident_clusters(const std::string& name, const ct::stream& s, En
   }));
 }
 
+// A launch of a kernel with a ct::block_group: each group (the CTAs along `axis`, at most
+// max_block_group, which runtime/launch.hpp checked) is one thread-block cluster.
+template <class K, class... V>
+cudaError_t launch_groups(const ct::stream& s, const std::string& name, const K& kernel, const int (&grid)[3], int axis,
+                          const V&... views) {
+  if (s.dev().compute_capability() < 90)
+    throw ct::error("kernel '" + name + "' combines tiles across a group of tile blocks (ct::block_group), which "
+                    "needs thread-block clusters: a GPU of compute capability 9.0 or later; " + s.dev().name() +
+                    " has " + std::to_string(s.dev().compute_capability() / 10) + "." +
+                    std::to_string(s.dev().compute_capability() % 10));
+  auto entry = kernel_entry<K, V...>;
+  if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (has_rows<V>() || ...))
+    if (rows_aligned(views...)) entry = kernel_entry_aligned_rows<K, V...>;
+  const unsigned members = unsigned(grid[axis]);
+  if (members > 8) {  // past the portable cluster size, allowed per kernel
+    const cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry),
+                                                 cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (err != cudaSuccess) return err;
+  }
+  cudaLaunchConfig_t launch{};
+  launch.gridDim = dim3{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
+  launch.blockDim = dim3{unsigned(config::gpu_block_threads), 1, 1};
+  launch.stream = static_cast<cudaStream_t>(s.native());
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  unsigned dims[3] = {1, 1, 1};
+  dims[axis] = members;
+  cluster.val.clusterDim.x = dims[0], cluster.val.clusterDim.y = dims[1], cluster.val.clusterDim.z = dims[2];
+  launch.attrs = &cluster;
+  launch.numAttrs = 1;
+  // A cluster the GPU cannot hold at once (too many CTAs of this kernel's size for a GPC) would
+  // fail the launch with a vaguer error: say which.
+  int fit = 0;
+  const cudaError_t asked = cudaOccupancyMaxActiveClusters(&fit, reinterpret_cast<const void*>(entry), &launch);
+  if (asked == cudaSuccess && fit <= 0)
+    throw ct::error("launch of kernel '" + name + "': " + s.dev().name() + " cannot run a group of " +
+                    std::to_string(members) + " of its tile blocks at once (ct::block_group); use larger tiles");
+  return cudaLaunchKernelEx(&launch, entry, kernel, views...);
+}
+
 template <class K, class... V>
 void enqueue(const ct::stream& s, const std::string& name, const K& kernel, const int (&grid)[3],
              const V&... views) {
@@ -270,7 +310,9 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
                 "ct::co_schedule: a producer warpgroup needs blocks = 2 and the kernel's shared_bytes for "
                 "the stages it fills");
   cudaError_t err = cudaSuccess;  // what a launch API returned; a <<<>>> launch reports through cudaGetLastError
-  if constexpr (co.blocks == 1 && shared_bytes == 0) {
+  if constexpr (constexpr int axis = ct::detail::kernel_group_axis<K>(); axis >= 0) {
+    err = launch_groups<K>(s, name, kernel, grid, axis, views...);
+  } else if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
     auto entry = kernel_entry<K, V...>;
     if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (has_rows<V>() || ...))  // compiled only then
