@@ -42,7 +42,7 @@ CT_HD tile<T, S, P> combine_across_group(const tile<T, S, P>& x, Op op) {
   tile<T, S, P> r;
 #if defined(__CUDA_ARCH__)
   static_assert(S::size * index_t(sizeof(T)) <= index_t(config::arena_bytes),
-                "ct::sum_across_blocks / max_across_blocks: the tile must fit the arena (config::arena_bytes)");
+                "ct::*_across_blocks: the tile must fit the arena (config::arena_bytes)");
 #if __CUDA_ARCH__ >= 900
   unsigned explicit_cluster, members;
   asm volatile("{\n.reg .pred q;\nmov.pred q, %%is_explicit_cluster;\nselp.u32 %0, 1, 0, q;\n}\n"
@@ -50,7 +50,7 @@ CT_HD tile<T, S, P> combine_across_group(const tile<T, S, P>& x, Op op) {
   asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(members));
   if (!explicit_cluster) {
     if (thread_index() == 0)
-      printf("ctile: ct::sum_across_blocks / max_across_blocks in a kernel launched without ct::block_group\n");
+      printf("ctile: ct::*_across_blocks in a kernel launched without ct::block_group\n");
     __trap();
   }
   T* buf = reinterpret_cast<T*>(arena());
@@ -75,7 +75,7 @@ CT_HD tile<T, S, P> combine_across_group(const tile<T, S, P>& x, Op op) {
 #else
   cpu::block_context& ctx = cpu::current_block();
   ct::detail::require(ctx.group != nullptr,
-                      "ct::sum_across_blocks / max_across_blocks: the kernel declares no ct::block_group, so its "
+                      "ct::*_across_blocks: the kernel declares no ct::block_group, so its "
                       "tile blocks form no group to combine across");
   cpu::block_group_state& g = *ctx.group;
   auto& mine = g.published[std::size_t(ctx.group_rank)];
