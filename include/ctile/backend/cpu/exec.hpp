@@ -12,8 +12,7 @@ namespace ct::backend::cpu {
 // to each other (ct::sum_across_blocks and friends). A member that leaves by an exception drops
 // out of the barrier, so the others do not wait for it (the launch rethrows the exception).
 struct block_group_state {
-  explicit block_group_state(int n) : members(n), meet(n), published(std::size_t(n)) {}
-  int members;
+  explicit block_group_state(int members) : meet(members), published(std::size_t(members)) {}
   std::barrier<> meet;
   std::vector<std::vector<unsigned char>> published;  // each member's bytes, by rank
 };

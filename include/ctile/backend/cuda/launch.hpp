@@ -255,6 +255,16 @@ std::uint64_t resident_clusters(const std::string& name, const ct::stream& s, En
   }));
 }
 
+// The entry of a kernel without shared memory: its aligned-rows build where K has one (compiled
+// only then) and every argument's rows start on 16 bytes, else the general one.
+template <class K, class... V>
+auto plain_entry(const V&... views) {
+  auto entry = kernel_entry<K, V...>;
+  if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (has_rows<V>() || ...))
+    if (rows_aligned(views...)) entry = kernel_entry_aligned_rows<K, V...>;
+  return entry;
+}
+
 // A launch of a kernel with a ct::block_group: each group (the CTAs along `axis`, at most
 // max_block_group, which runtime/launch.hpp checked) is one thread-block cluster.
 template <class K, class... V>
@@ -265,9 +275,7 @@ cudaError_t launch_groups(const ct::stream& s, const std::string& name, const K&
                     "needs thread-block clusters: a GPU of compute capability 9.0 or later; " + s.dev().name() +
                     " has " + std::to_string(s.dev().compute_capability() / 10) + "." +
                     std::to_string(s.dev().compute_capability() % 10));
-  auto entry = kernel_entry<K, V...>;
-  if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (has_rows<V>() || ...))
-    if (rows_aligned(views...)) entry = kernel_entry_aligned_rows<K, V...>;
+  const auto entry = plain_entry<K>(views...);
   const unsigned members = unsigned(grid[axis]);
   if (members > 8) {  // past the portable cluster size, allowed per kernel
     const cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry),
@@ -314,9 +322,7 @@ void enqueue(const ct::stream& s, const std::string& name, const K& kernel, cons
     err = launch_groups<K>(s, name, kernel, grid, axis, views...);
   } else if constexpr (co.blocks == 1 && shared_bytes == 0) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
-    auto entry = kernel_entry<K, V...>;
-    if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (has_rows<V>() || ...))  // compiled only then
-      if (rows_aligned(views...)) entry = kernel_entry_aligned_rows<K, V...>;
+    const auto entry = plain_entry<K>(views...);
     entry<<<g, config::gpu_block_threads, 0, cs>>>(kernel, views...);
   } else if constexpr (co.blocks == 1) {
     const dim3 g{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
