@@ -12,9 +12,9 @@ using namespace ct_test;
 
 constexpr int tile_cols = 4;
 
-// Block (i, j) of x [rows, groups * 4] (axis 1) loads its [1, 4] tile, and stores the tile
-// combined across the blocks of its group: with Axis = 1 the blocks of row i, so the result
-// at (i, 4j + c) is the combination over j' of x[i, 4j' + c]. With Axis = 0 the tensors are
+// Block (i, j) of x [rows, groups * 4] (axis 1) loads its [1, 4] tile t, and stores combinations
+// across the blocks of its group (the max of t, the sum of 2t, the min of t minus 1): with
+// Axis = 1 the blocks of row i, so the result at (i, 4j + c) combines x[i, 4j' + c] over j'. With Axis = 0 the tensors are
 // transposed ([groups, rows * 4]: the group is a column of blocks).
 template <int Axis>
 struct combine_across {
@@ -23,10 +23,11 @@ struct combine_across {
   CT_TILE void operator()(ct::out<float, ct::shape<1, tile_cols>> sum, ct::out<float, ct::shape<1, tile_cols>> max,
                           ct::out<float, ct::shape<1, tile_cols>> min, ct::in<float, 2> x) const {
     const auto t = x.load_like(sum);
-    sum.store(ct::sum_across_blocks(t));
+    // Four combines in a row, each of values unlike the one before: a combine that read what the
+    // previous one published (a stale arena) gives a wrong result.
     max.store(ct::max_across_blocks(t));
-    // Twice in a row: the arena a call used is free again for the next.
-    min.store(ct::min_across_blocks(ct::min_across_blocks(t)));
+    sum.store(ct::sum_across_blocks(t * 2.0f));
+    min.store(ct::min_across_blocks(ct::min_across_blocks(t) - 1.0f));
   }
 };
 
@@ -51,8 +52,10 @@ void check_groups(const ct::device& dev, ct::index_t members, ct::index_t others
   auto planted = hx;
   if (rows > 1) planted[std::size_t(cols + 1)] = std::nanf("");
   x.copy_from_host(planted);
-  auto sum = poisoned<float>({rows, cols}, dev), max = poisoned<float>({rows, cols}, dev),
-       min = poisoned<float>({rows, cols}, dev);
+  // The outputs start at a finite wrong value, not the NaN poison: the planted NaN's column sums
+  // to NaN (and in a group of one its max and min are NaN), which an unwritten NaN would match.
+  auto sum = ct::full<float>({rows, cols}, -1e30f, dev), max = ct::full<float>({rows, cols}, -1e30f, dev),
+       min = ct::full<float>({rows, cols}, -1e30f, dev);
   const auto part = ct::shape<1, tile_cols>{};
   ct::launch(ct::default_stream(dev), combine_across<Axis>{}, sum.partition(part), max.partition(part),
              min.partition(part), x)
@@ -69,7 +72,7 @@ void check_groups(const ct::device& dev, ct::index_t members, ct::index_t others
         if (!std::isnan(v)) hi = std::isnan(hi) ? v : std::max(hi, v), lo = std::isnan(lo) ? v : std::min(lo, v);
       }
       const std::size_t at = std::size_t(r * cols + c);
-      want_sum[at] = s, want_max[at] = hi, want_min[at] = lo;
+      want_sum[at] = 2 * s, want_max[at] = hi, want_min[at] = lo - 1;
     }
   EXPECT_TRUE(all_close(host_f64(sum), want_sum, {0, 0}));
   EXPECT_TRUE(all_close(host_f64(max), want_max, {0, 0}));
@@ -77,6 +80,9 @@ void check_groups(const ct::device& dev, ct::index_t members, ct::index_t others
 }
 
 TEST_P(block_group_ops, combine_across_the_blocks_of_each_group) {
+  // Groups run on the CPU and on GPUs with clusters (this binary's device code is for sm_90+).
+  EXPECT_EQ(ct::block_groups_run(ct::default_stream(dev()), combine_across<1>{}),
+            dev().is_cpu() || dev().compute_capability() >= 90);
   for (ct::index_t members : {1, 3, 7, 16}) {
     check_groups<1>(dev(), members, 5);
     check_groups<0>(dev(), members, 3);

@@ -451,4 +451,21 @@ pending launch(const grid_t& g, const K& kernel, const A&... args) {
   return launch(default_stream(detail::device_of(args...)), g, kernel, args...);
 }
 
+// Whether launches of `kernel` (one with a ct::block_group) run its groups on s's device: always
+// on the CPU; on a GPU when it has thread-block clusters (compute capability 9.0 or later) and
+// this program's device code for it was built for one (sm_90 or later, not an older
+// architecture's PTX). A launch where they do not run fails with an error that says why; a
+// caller with another way to do the work (kn::softmax) asks first.
+template <class K>
+bool block_groups_run(const stream& s, const K& kernel) {
+  static_assert(detail::kernel_group_axis<K>() >= 0, "ct::block_groups_run: the kernel declares no ct::block_group");
+  (void)kernel;
+  if (s.dev().is_cpu()) return true;
+#if defined(__CUDACC__)
+  return backend::cuda::groups_run<K>(s, static_cast<detail::kernel_params<K>*>(nullptr));
+#else
+  return false;  // compiled without nvcc: its kernels run only on the CPU
+#endif
+}
+
 }  // namespace ct

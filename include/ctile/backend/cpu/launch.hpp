@@ -6,10 +6,13 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "ctile/backend/cpu/exec.hpp"
+#include "ctile/core/error.hpp"
 #include "ctile/runtime/kernel_traits.hpp"
 #include "ctile/runtime/stream.hpp"
 
@@ -58,7 +61,19 @@ void enqueue(const ct::stream& s, const K& kernel, const int (&grid)[3],
           }
         };
         std::vector<std::thread> others;
-        for (int r = 1; r < members; ++r) others.emplace_back(member, r);
+        others.reserve(std::size_t(members - 1));
+        int started = 1;
+        try {
+          for (; started < members; ++started) others.emplace_back(member, started);
+        } catch (const std::system_error& e) {
+          // Out of threads: the members that did not start, and the first, drop out of the
+          // barrier, so that those that did finish; the launch fails.
+          for (int r = started; r < members; ++r) group.meet.arrive_and_drop();
+          group.meet.arrive_and_drop();
+          for (auto& t : others) t.join();
+          throw ct::error("a ct::block_group of " + std::to_string(members) +
+                          " tile blocks needs a thread for each; starting one failed: " + e.what());
+        }
         member(0);
         for (auto& t : others) t.join();
         if (failed) std::rethrow_exception(failed);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "ctile/backend/cuda/exec.hpp"
 #include "ctile/backend/exec.hpp"
@@ -265,23 +266,39 @@ auto plain_entry(const V&... views) {
   return entry;
 }
 
+// Whether K's groups run on the stream's device: a GPU with thread-block clusters (compute
+// capability 9.0 or later, where clusters arrived) running a build of K's device code for one.
+// A build from older PTX, compiled for the GPU when loaded, has no cluster code (it traps).
+// Asked once per device.
+template <class K, class... V>
+bool groups_run(const ct::stream& s, std::tuple<V...>* = nullptr) {
+  static std::atomic<int> known[64];  // 1: no, 2: yes
+  return ct::detail::cached_per_device(known, s.dev().ordinal(), [&] {
+    if (s.dev().compute_capability() < 90) return 1;
+    cudaFuncAttributes built{};
+    if (cudaFuncGetAttributes(&built, reinterpret_cast<const void*>(kernel_entry<K, V...>)) != cudaSuccess) {
+      cudaGetLastError();  // no image for this GPU: the launch reports that
+      return 1;
+    }
+    return built.ptxVersion >= 90 ? 2 : 1;
+  }) == 2;
+}
+
 // A launch of a kernel with a ct::block_group: each group (the CTAs along `axis`, at most
 // max_block_group, which runtime/launch.hpp checked) is one thread-block cluster.
 template <class K, class... V>
 cudaError_t launch_groups(const ct::stream& s, const std::string& name, const K& kernel, const int (&grid)[3], int axis,
                           const V&... views) {
-  if (s.dev().compute_capability() < 90)
-    throw ct::error("kernel '" + name + "' combines tiles across a group of tile blocks (ct::block_group), which "
-                    "needs thread-block clusters: a GPU of compute capability 9.0 or later; " + s.dev().name() +
-                    " has " + std::to_string(s.dev().compute_capability() / 10) + "." +
-                    std::to_string(s.dev().compute_capability() % 10));
+  if (!groups_run<K, V...>(s)) {
+    const int cc = s.dev().compute_capability();
+    throw ct::error("kernel '" + name + "' combines tiles across a group of tile blocks (ct::block_group), which " +
+                    (cc < 90 ? "needs thread-block clusters: a GPU of compute capability 9.0 or later; " + s.dev().name() +
+                                   " has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10)
+                             : "needs device code built for sm_90 or later; this program's build for " + s.dev().name() +
+                                   " comes from an older architecture's PTX (add sm_90 to its CUDA architectures)"));
+  }
   const auto entry = plain_entry<K>(views...);
   const unsigned members = unsigned(grid[axis]);
-  if (members > 8) {  // past the portable cluster size, allowed per kernel
-    const cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry),
-                                                 cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    if (err != cudaSuccess) return err;
-  }
   cudaLaunchConfig_t launch{};
   launch.gridDim = dim3{unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2])};
   launch.blockDim = dim3{unsigned(config::gpu_block_threads), 1, 1};
@@ -293,13 +310,26 @@ cudaError_t launch_groups(const ct::stream& s, const std::string& name, const K&
   cluster.val.clusterDim.x = dims[0], cluster.val.clusterDim.y = dims[1], cluster.val.clusterDim.z = dims[2];
   launch.attrs = &cluster;
   launch.numAttrs = 1;
-  // A cluster the GPU cannot hold at once (too many CTAs of this kernel's size for a GPC) would
-  // fail the launch with a vaguer error: say which.
-  int fit = 0;
-  const cudaError_t asked = cudaOccupancyMaxActiveClusters(&fit, reinterpret_cast<const void*>(entry), &launch);
-  if (asked == cudaSuccess && fit <= 0)
-    throw ct::error("launch of kernel '" + name + "': " + s.dev().name() + " cannot run a group of " +
-                    std::to_string(members) + " of its tile blocks at once (ct::block_group); use larger tiles");
+  // Once per entry, group size and device: allow clusters past the portable size (8), and check
+  // that the GPU holds a group at once (too many CTAs of this kernel's size for a GPC would
+  // fail the launch with a vaguer error).
+  static std::atomic<int> checked[2][ct::max_block_group + 1][64];
+  const bool aligned = entry != kernel_entry<K, V...>;
+  ct::detail::cached_per_device(checked[aligned][members], s.dev().ordinal(), [&] {
+    cudaError_t err = cudaSuccess;
+    if (members > 8)
+      err = cudaFuncSetAttribute(reinterpret_cast<const void*>(entry), cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    int fit = 0;
+    if (err == cudaSuccess) err = cudaOccupancyMaxActiveClusters(&fit, reinterpret_cast<const void*>(entry), &launch);
+    if (err != cudaSuccess)
+      throw ct::error("launch of kernel '" + name + "' on " + s.dev().name() + ": its group of " +
+                      std::to_string(members) + " tile blocks (ct::block_group) was refused: " + cudaGetErrorName(err) +
+                      " (" + cudaGetErrorString(err) + ")");
+    if (fit <= 0)
+      throw ct::error("launch of kernel '" + name + "': " + s.dev().name() + " cannot run a group of " +
+                      std::to_string(members) + " of its tile blocks at once (ct::block_group); use larger tiles");
+    return 1;
+  });
   return cudaLaunchKernelEx(&launch, entry, kernel, views...);
 }
 
