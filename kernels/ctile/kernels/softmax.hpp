@@ -96,10 +96,10 @@ ct::pending softmax(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& 
                                                                        std::to_string(detail::max_row) + " supported"));
   if (cols <= 1024) return ct::launch(s, detail::softmax_tile_map<T, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x);
   if (cols <= 8192) return ct::launch(s, detail::softmax_tile_map<T, 1, 8192>{}, y.partition(ct::shape<1, 8192>{}), x);
-  // Groups need thread-block clusters on a GPU (compute capability 9.0+). The GPU keeps the
-  // online kernel until the group's GPU path has run on one: it is built and its tests are in
-  // the GPU suite, but no GPU was available to run them when it was written (2026-12-06). Then:
-  //   const bool groups = s.dev().is_cpu() || s.dev().compute_capability() >= 90;
+  // A group of blocks per row reads it once (the online kernel reads it twice). GPUs keep the
+  // online kernel until the group path has run on one (none could be had for it on 2026-12-06,
+  // three sessions); then, for GPUs with clusters and device code built for them:
+  //   const bool groups = ct::block_groups_run(s, detail::softmax_group_map<T>{});
   const bool groups = s.dev().is_cpu();
   if (groups && cols <= index_t(detail::group_blocks) * detail::group_cols)
     return ct::launch(s, detail::softmax_group_map<T>{}, y.partition(ct::shape<1, detail::group_cols>{}), x);
