@@ -14,8 +14,8 @@ constexpr int tile_cols = 4;
 
 // Block (i, j) of x [rows, groups * 4] (axis 1) loads its [1, 4] tile t, and stores combinations
 // across the blocks of its group (the max of t, the sum of 2t, the min of t minus 1): with
-// Axis = 1 the blocks of row i, so the result at (i, 4j + c) combines x[i, 4j' + c] over j'. With Axis = 0 the tensors are
-// transposed ([groups, rows * 4]: the group is a column of blocks).
+// Axis = 1 the blocks of row i, so the result at (i, 4j + c) combines x[i, 4j' + c] over j'.
+// With Axis = 0 the tensors are transposed ([groups, rows * 4]: the group is a column of blocks).
 template <int Axis>
 struct combine_across {
   static constexpr const char* name = "ops_combine_across_blocks";

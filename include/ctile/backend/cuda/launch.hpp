@@ -294,8 +294,9 @@ cudaError_t launch_groups(const ct::stream& s, const std::string& name, const K&
     throw ct::error("kernel '" + name + "' combines tiles across a group of tile blocks (ct::block_group), which " +
                     (cc < 90 ? "needs thread-block clusters: a GPU of compute capability 9.0 or later; " + s.dev().name() +
                                    " has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10)
-                             : "needs device code built for sm_90 or later; this program's build for " + s.dev().name() +
-                                   " comes from an older architecture's PTX (add sm_90 to its CUDA architectures)"));
+                             : "needs device code built for sm_90 or later, and this program has none for " +
+                                   s.dev().name() + " (only an older architecture's PTX, or no build at all): add "
+                                   "sm_90 to its CUDA architectures"));
   }
   const auto entry = plain_entry<K>(views...);
   const unsigned members = unsigned(grid[axis]);
