@@ -106,8 +106,9 @@ struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 6> {
 // instead of taking 255 registers and 148 bytes, and ran 1249 -> 2056 GB/s at 32767 x 8191 bf16
 // with a wave of six blocks an SM, while aligned rows kept their speed (2638 -> 2648 GB/s, H100,
 // copy 2957; bench/results/2026-12-06-col-reduce-2.md).
+inline constexpr int col_reduce_blocks_per_sm = 6;
 template <class Tin, int BM>
-using col_reduce_occupancy = occupancy_hint<BM == 1 && sizeof(Tin) == 2, 6>;
+using col_reduce_occupancy = occupancy_hint<BM == 1 && sizeof(Tin) == 2, col_reduce_blocks_per_sm>;
 
 template <class Tin, class Tout, int BM, int BN, class Op>
 struct col_reduce_map : col_reduce_occupancy<Tin, BM> {
@@ -158,11 +159,11 @@ ct::pending col_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   // measured best (512: 2706 GB/s, 1024: 2612; 2048 lost more), and the partials stay a small
   // fraction of the traffic (128 x 8192 f32 against 32768 x 8192 bf16). Rows off the boundary
   // wait on each tile's loads before the next tile's go out (backend/memory.hpp), so they need
-  // every block an SM holds: a wave of col_reduce_occupancy's six an SM (792 on an H100's or
+  // every block an SM holds: a wave of col_reduce_blocks_per_sm (six; 792 on an H100's or
   // H200's 132 SMs: 1767 GB/s with 512 blocks, 2056 with 792, at 32767 x 8191 bf16). The CPU
   // backend splits as those GPUs do.
   const index_t sms = s.dev().is_cpu() ? 132 : s.dev().multiprocessors();
-  const index_t want_blocks = rows_on_16_bytes(x) ? 512 : 6 * sms;
+  const index_t want_blocks = rows_on_16_bytes(x) ? 512 : col_reduce_blocks_per_sm * sms;
   const index_t want_splits = std::clamp<index_t>(want_blocks / col_tiles, 1, std::max<index_t>(1, rows / 16));
   const index_t rows_per_split = (rows + want_splits - 1) / want_splits;
   const index_t splits = (rows + rows_per_split - 1) / rows_per_split;  // none left empty

@@ -269,9 +269,10 @@ auto plain_entry(const V&... views) {
 // Whether K's groups run on the stream's device: a GPU with thread-block clusters (compute
 // capability 9.0 or later, where clusters arrived) running a build of K's device code for one.
 // A build from older PTX, compiled for the GPU when loaded, has no cluster code (it traps).
-// Asked once per device.
+// Asked once per device. (V... come as a tuple type, kernel_params<K>, from callers that have
+// no views.)
 template <class K, class... V>
-bool groups_run(const ct::stream& s, std::tuple<V...>* = nullptr) {
+bool groups_run(const ct::stream& s, std::tuple<V...>*) {
   static std::atomic<int> known[64];  // 1: no, 2: yes
   return ct::detail::cached_per_device(known, s.dev().ordinal(), [&] {
     if (s.dev().compute_capability() < 90) return 1;
@@ -289,7 +290,7 @@ bool groups_run(const ct::stream& s, std::tuple<V...>* = nullptr) {
 template <class K, class... V>
 cudaError_t launch_groups(const ct::stream& s, const std::string& name, const K& kernel, const int (&grid)[3], int axis,
                           const V&... views) {
-  if (!groups_run<K, V...>(s)) {
+  if (!groups_run<K>(s, static_cast<std::tuple<V...>*>(nullptr))) {
     const int cc = s.dev().compute_capability();
     throw ct::error("kernel '" + name + "' combines tiles across a group of tile blocks (ct::block_group), which " +
                     (cc < 90 ? "needs thread-block clusters: a GPU of compute capability 9.0 or later; " + s.dev().name() +
