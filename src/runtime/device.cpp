@@ -33,6 +33,13 @@ device device::cuda(int ordinal) {
   return device(device_kind::cuda, ordinal);
 }
 
+namespace detail {
+void make_current(const device& d) {
+  if (d.is_cpu()) return;
+  cuda_check(cudaSetDevice(d.ordinal()), "cudaSetDevice", d.name());
+}
+}  // namespace detail
+
 std::string device::name() const {
   return is_cpu() ? std::string("cpu") : "cuda:" + std::to_string(ordinal_);
 }

@@ -40,7 +40,7 @@ std::shared_ptr<storage> storage::allocate(const device& dev, std::size_t bytes)
     require(p != nullptr, "out of host memory allocating " + std::to_string(bytes) + " bytes");
     return std::shared_ptr<storage>(new storage(dev, p, bytes, true));
   }
-  set_cuda_device(dev.ordinal());
+  make_current(dev);
   keep_freed_memory(dev.ordinal());
   const stream home = default_stream(dev);
   cuda_check(cudaMallocAsync(&p, n, static_cast<cudaStream_t>(home.native())), "cudaMallocAsync",
@@ -127,7 +127,7 @@ void storage::copy_in(std::size_t offset, const void* src, std::size_t n) {
     std::memcpy(dst, src, n);
     return;
   }
-  set_cuda_device(dev_.ordinal());
+  make_current(dev_);
   const stream home = default_stream(dev_);
   auto s = static_cast<cudaStream_t>(home.native());
   cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", "host to " + dev_.name());
@@ -141,7 +141,7 @@ void storage::copy_out(std::size_t offset, void* dst, std::size_t n) const {
     std::memcpy(dst, src, n);
     return;
   }
-  set_cuda_device(dev_.ordinal());
+  make_current(dev_);
   const stream home = default_stream(dev_);
   auto s = static_cast<cudaStream_t>(home.native());
   cuda_check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync", dev_.name() + " to host");

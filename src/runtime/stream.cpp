@@ -11,8 +11,6 @@ namespace ct {
 
 namespace detail {
 
-void set_cuda_device(int ordinal) { cuda_check(cudaSetDevice(ordinal), "cudaSetDevice", "cuda:" + std::to_string(ordinal)); }
-
 // ---- events -------------------------------------------------------------------------------------
 
 void cpu_event::complete(std::exception_ptr err) {
@@ -116,7 +114,7 @@ cuda_stream::~cuda_stream() {
 }
 
 event cuda_stream::record() {
-  set_cuda_device(dev.ordinal());
+  make_current(dev);
   auto ev = std::make_shared<cuda_event>();
   ev->ordinal = dev.ordinal();
   cuda_check(cudaEventCreateWithFlags(&ev->ev, cudaEventDisableTiming), "cudaEventCreateWithFlags");
@@ -134,7 +132,7 @@ void cuda_stream::wait(const event& e) {
 }
 
 void cuda_stream::synchronize() {
-  set_cuda_device(dev.ordinal());
+  make_current(dev);
   cuda_check(cudaStreamSynchronize(s_), "cudaStreamSynchronize", "work on " + dev.name() + " failed");
 }
 
@@ -231,7 +229,7 @@ stream::stream(const device& dev) {
   if (dev.is_cpu()) {
     impl_ = std::make_shared<detail::cpu_stream>();
   } else {
-    detail::set_cuda_device(dev.ordinal());
+    detail::make_current(dev);
     cudaStream_t s = nullptr;
     detail::cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     impl_ = std::make_shared<detail::cuda_stream>(dev, s, true);

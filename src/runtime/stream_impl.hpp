@@ -82,7 +82,4 @@ struct cuda_stream final : stream_impl {
   bool owned_;
 };
 
-// Makes `ordinal` the calling thread's current CUDA device.
-void set_cuda_device(int ordinal);
-
 }  // namespace ct::detail

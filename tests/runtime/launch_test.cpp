@@ -158,6 +158,22 @@ TEST(launch_devices, tensors_on_different_devices_are_rejected) {
       error_with("kernel 'vector_add', argument 1: the tensor is on cpu but the launch runs on cuda:0"));
 }
 
+#if defined(__CUDACC__)
+// The CUDA runtime launches only on the current GPU's streams, and a kernel's attributes are
+// set and asked on the current GPU: a launch makes its stream's GPU current, whichever GPU the
+// last call (here, making a tensor on cuda:0) left current.
+TEST(launch_devices, a_launch_runs_on_its_streams_gpu_whichever_is_current) {
+  if (ct::cuda_device_count() < 2) GTEST_SKIP() << "needs two CUDA GPUs";
+  const ct::device second = ct::device::cuda(1);
+  const auto a = random_grid({1000}, second), b = random_grid({1000}, second);
+  auto c = poisoned<float>({1000}, second);
+  (void)ct::zeros<float>({10}, ct::device::cuda(0));
+  examples::add(c, a, b).wait();
+  const auto x = host_f64(a), y = host_f64(b);
+  EXPECT_TRUE(all_equal(host_f64(c), reference(x.size(), [&](std::size_t i) { return x[i] + y[i]; })));
+}
+#endif
+
 // Without CTILE_DEVICE, the default is the GPU only where the calling code was built by nvcc.
 TEST(launch_devices, default_device_follows_the_compiler) {
   const scoped_env unset("CTILE_DEVICE", nullptr);

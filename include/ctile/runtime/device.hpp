@@ -49,6 +49,11 @@ device parse_device(const std::string& spec);
 namespace detail {
 device default_device(bool built_with_nvcc);
 
+// Makes GPU `d` the calling thread's current CUDA device (nothing for the CPU): the runtime API
+// launches only on the current device's streams, and kernel attributes and occupancy are asked
+// of it. Throws ct::error if CUDA refuses.
+void make_current(const device& d);
+
 // Something about CUDA device `ordinal` that cannot change once known (an attribute, an
 // occupancy, a setting made on it), asked on every launch of some kernels: `compute` runs on
 // the first call for the device, and its result (nonzero) is kept in `known` (0: not yet) for

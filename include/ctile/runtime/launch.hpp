@@ -361,6 +361,7 @@ pending launch_impl(const stream& s, const grid_t* explicit_grid, const K& k, st
                  views);
     } else {
 #if defined(__CUDACC__)
+      make_current(s.dev());  // the launch and the backend's attribute queries go to the stream's GPU
       std::apply([&](const auto&... v) { backend::cuda::enqueue(s, plan.kernel, k, plan.grid, v...); }, views);
 #else
       fail("kernel '" + plan.kernel + "' was compiled without nvcc, so it runs only on the CPU device; "
@@ -462,6 +463,7 @@ bool block_groups_run(const stream& s, const K& kernel) {
   (void)kernel;
   if (s.dev().is_cpu()) return true;
 #if defined(__CUDACC__)
+  detail::make_current(s.dev());  // the kernel's attributes are asked of the current GPU
   return backend::cuda::groups_run<K>(s, static_cast<detail::kernel_params<K>*>(nullptr));
 #else
   return false;  // compiled without nvcc: its kernels run only on the CPU

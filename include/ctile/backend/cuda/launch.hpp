@@ -335,6 +335,8 @@ cudaError_t launch_groups(const ct::stream& s, const std::string& name, const K&
   return cudaLaunchKernelEx(&launch, entry, kernel, views...);
 }
 
+// Called with s's GPU current (ct::launch makes it so), which the launch and every attribute and
+// occupancy query here rely on.
 template <class K, class... V>
 void enqueue(const ct::stream& s, const std::string& name, const K& kernel, const int (&grid)[3],
              const V&... views) {
