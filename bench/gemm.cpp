@@ -5,7 +5,7 @@
 // timed with CUDA events, the median per launch reported. No L2 rotation: the operands are reused by every tile,
 // so a GEMM is compute-bound and both sides see the same cache state.
 //   bench_gemm [--out FILE] [--quick] [--seconds S] [--no-diagnostics]
-//              [--tiles T[,T...]]   T: automatic|wgmma|wgmma_paired|wgmma_cluster|wgmma_producer|wgmma_producer_cluster|simt
+//              [--tiles T[,T...]]   T: automatic|wgmma|wgmma_paired|wgmma_cluster|wgmma_producer|wgmma_producer_cluster|wgmma_wide|simt
 //              [--shapes MxNxK[,MxNxK...]]   these shapes instead of issue 6's (group "custom")
 // Several tile configurations are timed side by side, against one cuBLAS measurement a shape.
 #include <cublasLt.h>
@@ -253,14 +253,14 @@ options parse(int argc, char** argv) {
           {"automatic", gemm_tiling::automatic},         {"wgmma", gemm_tiling::wgmma},
           {"wgmma_paired", gemm_tiling::wgmma_paired},   {"wgmma_cluster", gemm_tiling::wgmma_cluster},
           {"wgmma_producer", gemm_tiling::wgmma_producer}, {"wgmma_producer_cluster", gemm_tiling::wgmma_producer_cluster},
-          {"simt", gemm_tiling::simt}};
+          {"wgmma_wide", gemm_tiling::wgmma_wide},       {"simt", gemm_tiling::simt}};
       o.tilings.clear();
       std::istringstream list(value());
       for (std::string name; std::getline(list, name, ',');) {
         const auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == name; });
         if (it == known.end())
-          throw ct::error("bench_gemm: --tiles takes automatic, wgmma, wgmma_paired, wgmma_cluster, wgmma_producer, wgmma_producer_cluster or "
-                          "simt, separated by commas; not '" + name + "'");
+          throw ct::error("bench_gemm: --tiles takes automatic, wgmma, wgmma_paired, wgmma_cluster, wgmma_producer, "
+                          "wgmma_producer_cluster, wgmma_wide or simt, separated by commas; not '" + name + "'");
         o.tilings.push_back(*it);
       }
       if (o.tilings.empty()) throw ct::error("bench_gemm: --tiles needs at least one configuration");

@@ -128,7 +128,7 @@ void replay(std::mt19937& rng) {
             if (i % 2 == 0) {
               ASSERT_EQ((sm80::accumulator_col<BM, BN>(w, l, fn, i + 1)), col + 1);
               ASSERT_EQ((sm80::accumulator_row<BM, BN>(w, l, fm, i + 1)), row);
-              const int at = ct::detail::exchange_offset<BN>(ct::detail::exchange_row<false>(row), col);
+              const int at = ct::detail::exchange_plan<BN, 0>::offset(row, col);
               ASSERT_TRUE(at % 2 == 0 && at >= 0 && at + 1 < BM * BN);
               ASSERT_TRUE(pairs.insert(at).second) << "two pairs at float " << at;
             }

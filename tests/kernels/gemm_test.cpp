@@ -130,7 +130,8 @@ TEST_P(gemm, tensor_core_shapes_are_exact) {
 TEST_P(gemm, tensor_core_configurations_by_name) {
   const bool hopper = dev().is_cuda() && dev().compute_capability() == 90;
   for (const auto tiles : {kn::gemm_tiling::wgmma, kn::gemm_tiling::wgmma_paired, kn::gemm_tiling::wgmma_cluster,
-                           kn::gemm_tiling::wgmma_producer, kn::gemm_tiling::wgmma_producer_cluster}) {
+                           kn::gemm_tiling::wgmma_producer, kn::gemm_tiling::wgmma_producer_cluster,
+                           kn::gemm_tiling::wgmma_wide}) {
     if (hopper) {
       check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes, tiles);
       check_exact_on<ct::f16, float>(dev(), {{0, 136, 128, 72}, {0, 200, 264, 328}}, tiles);
@@ -153,9 +154,12 @@ TEST_P(gemm, tensor_core_configurations_by_name) {
 // batches. Random inputs against the float64 product, and reruns bitwise.
 TEST_P(gemm, producer_runs_several_tiles_per_cta) {
   if (!(dev().is_cuda() && dev().compute_capability() == 90)) GTEST_SKIP() << "needs a Hopper GPU";
-  for (const auto tiles : {kn::gemm_tiling::wgmma_producer, kn::gemm_tiling::wgmma_producer_cluster})
+  for (const auto tiles : {kn::gemm_tiling::wgmma_producer, kn::gemm_tiling::wgmma_producer_cluster,
+                           kn::gemm_tiling::wgmma_wide})
   for (const dims& d : {dims{0, 2100, 2200, 136}, dims{5, 520, 1100, 64}, dims{0, 2100, 1900, 200}}) {
-    SCOPED_TRACE(name_of(d) + (tiles == kn::gemm_tiling::wgmma_producer ? " producer" : " producer, clusters"));
+    SCOPED_TRACE(name_of(d) + (tiles == kn::gemm_tiling::wgmma_producer           ? " producer"
+                               : tiles == kn::gemm_tiling::wgmma_producer_cluster ? " producer, clusters"
+                                                                                  : " wide"));
     const auto a = random<ct::bf16>(batched(d, d.m, d.k), dev()), b = random<ct::bf16>(batched(d, d.k, d.n), dev());
     kn::gemm_args<float> args;
     args.tiles = tiles;
@@ -368,13 +372,15 @@ double gelu_tanh(double x) { return 0.5 * x * (1 + std::tanh(0.7978845608028654 
 
 // c = act(alpha * a @ b + beta * residual + bias), for each activation and each optional part.
 template <class Act, class F>
-void check_epilogue(const ct::device& dev, const dims& d, F act, bool with_residual, bool with_bias) {
+void check_epilogue(const ct::device& dev, const dims& d, F act, bool with_residual, bool with_bias,
+                    kn::gemm_tiling tiles = kn::gemm_tiling::automatic) {
   SCOPED_TRACE(name_of(d) + (with_residual ? " residual" : "") + (with_bias ? " bias" : ""));
   const auto a = random<ct::bf16>(batched(d, d.m, d.k), dev), b = random<ct::bf16>(batched(d, d.k, d.n), dev);
   const auto residual = random<ct::bf16>(batched(d, d.m, d.n), dev);
   const auto bias = random<ct::bf16>({d.n}, dev);
   kn::gemm_args<ct::bf16> args;
   args.alpha = 0.75f;
+  args.tiles = tiles;
   if (with_residual) {
     args.beta = -1.5f;
     args.residual = &residual;
@@ -403,6 +409,15 @@ TEST_P(gemm, epilogue_alpha_beta_bias_activations) {
   check_epilogue<kn::relu>(dev(), d, [](double x) { return x > 0 ? x : 0.0; }, true, true);
   check_epilogue<kn::silu>(dev(), {2, 33, 20, 17}, [](double x) { return x / (1 + std::exp(-x)); }, true, true);
   check_epilogue<kn::gelu_tanh>(dev(), {0, 129, 64, 30}, gelu_tanh, false, true);
+}
+
+// The 64 x 256 tile blocks' epilogue: their results leave the accumulator 8 rows a pass, and
+// the residual and bias load in bands of 32 rows of 256 columns.
+TEST_P(gemm, wide_tiles_epilogue) {
+  if (!(dev().is_cuda() && dev().compute_capability() == 90)) GTEST_SKIP() << "needs a Hopper GPU";
+  const auto wide = kn::gemm_tiling::wgmma_wide;
+  check_epilogue<kn::identity>(dev(), {0, 200, 520, 136}, [](double x) { return x; }, true, true, wide);
+  check_epilogue<kn::gelu_tanh>(dev(), {3, 70, 300, 64}, gelu_tanh, true, true, wide);
 }
 
 // The tf32 rounding of f32 inputs (docs/numerics.md): to 11 significant bits, nearest, ties away

@@ -13,24 +13,9 @@ namespace ct::detail {
 // layout, and its result leaves through a shared-memory buffer of BN-float rows into the result
 // tile's layout, with init added there (a zero init, the usual ct::zeros, adds nothing and costs
 // only the vote that finds it zero).
-// All BM rows at once, or (Banded) 32 rows at a time where the buffer is smaller. A banded pass
-// takes the same 8-row band of each warp's 16 rows of one 64-row half, so that every thread
-// takes part in every pass, and which of its values go in which pass is known at compile time
-// on both sides (a runtime test per value would keep the accumulator out of wgmma's pipeline,
-// C7515): on wgmma's side, pair i of half h is in band (i / 2) % 2; on the tile's side, slot s
-// of a blocked layout is in the same pass in every thread (checked).
-template <bool Banded>
-CT_HD constexpr int exchange_pass(int row) {
-  return Banded ? 2 * (row / 64) + (row / 8) % 2 : 0;
-}
-template <bool Banded>
-CT_HD constexpr int exchange_row(int row) {
-  return Banded ? (row % 64) / 16 * 8 + row % 8 : row;
-}
 
-// Where element (row, col) of the exchange buffer lies: rows of BN floats, unpadded, so that a
-// banded pass of one tile block fits over its own A tile (32 x 128 floats, 16 KiB), with the
-// row's 16-byte units swizzled so that neither side's accesses conflict on banks. The
+// Where element (row, col) of an exchange buffer with rows of BN floats lies: unpadded, with
+// the row's 16-byte units swizzled so that neither side's accesses conflict on banks. The
 // accumulator's side (wgmma's and mma.sync's layouts alike) writes float2s of 8 rows x 8 columns a warp: the
 // XOR with 2 * (row % 8) spreads the rows over all banks. The tile's side reads 8 consecutive floats a thread
 // as two float4s, 8 threads of a row at a time (units 0, 2, .. 14): flipping the low bit of units 8-15 of
@@ -42,25 +27,54 @@ CT_HD constexpr int exchange_offset(int row, int col) {
   return row * BN + 4 * (unit ^ (2 * (row % 8)) ^ ((unit / 8) % 2)) + col % 4;
 }
 
-// The exchange pass of slot s of tile X in thread t. The same in every thread where the rows
-// that slot s holds over the threads lie in one 8-row band (passes_are_fixed: a blocked layout
-// puts slot s of threads 0 .. n-1 in rising rows, so its first and last thread bound them), so
-// the exchanges call it for thread 0: a plain function, not a table, since with an unrolled
+// How the BM x BN result crosses the buffer: all at once (Rows = 0), or in passes of Rows rows
+// where the buffer is smaller (it lies over the ring's stage that the tile block holds). A
+// 32-row pass takes the same 8-row band of each warp's 16 rows of one 64-row half, so that
+// every thread takes part in every pass; a 16-row pass (rows of 256 floats), that band of one
+// pair of warps, which alone write it. Which of the accumulator's values go in which pass is
+// known at compile time (a runtime test per value would keep the accumulator out of wgmma's
+// pipeline, C7515), up to the pair of warps, tested once a pass: pair i of half h is in band
+// (i / 2) % 2. On the tile's side, slot s of a blocked layout is in the same 8-row group, so
+// the same pass, in every thread (checked).
+template <int BN, int Rows>
+struct exchange_plan {
+  static_assert(Rows == 0 || Rows == 32 || Rows == 16, "ct::pipelined: exchange passes of 16 or 32 rows, or one");
+  static constexpr int bn = BN, rows = Rows;
+  template <int BM>
+  static constexpr int passes = Rows == 0 ? 1 : BM / Rows;
+  CT_HD static constexpr int pass(int row) {
+    if constexpr (Rows == 32) return 2 * (row / 64) + (row / 8) % 2;
+    else if constexpr (Rows == 16) return 4 * (row / 64) + 2 * ((row / 8) % 2) + (row % 64) / 32;
+    else return 0;
+  }
+  CT_HD static constexpr int offset(int row, int col) {
+    if constexpr (Rows == 32) return exchange_offset<BN>((row % 64) / 16 * 8 + row % 8, col);
+    else if constexpr (Rows == 16) return exchange_offset<BN>((row % 32) / 16 * 8 + row % 8, col);
+    else return exchange_offset<BN>(row, col);
+  }
+};
+
+// The row of slot s of tile X in thread t, and whether every slot's rows over the threads lie in
+// one 8-row group (a blocked layout puts slot s of threads 0 .. n-1 in rising rows, so its first
+// and last thread bound them): then a slot's pass is the same in every thread, and the
+// exchanges ask it for thread 0, a plain function rather than a table, since with an unrolled
 // loop's constant s it folds away, where a table would be read from memory.
 template <class X>
 CT_HD constexpr int slot_row(int s, int t = 0) {
   using S = typename X::shape_type;
   return int(backend::slot_coord<S, typename X::layout_type>(t, s)[S::rank - 2]);
 }
-template <class X, bool Banded>
-CT_HD constexpr int slot_pass(int s) {
-  return exchange_pass<Banded>(slot_row<X>(s));
-}
-template <class X, bool Banded>
+template <class X, int Rows>
 constexpr bool passes_are_fixed() {
-  for (int s = 0; s < X::slots && Banded; ++s)
+  for (int s = 0; s < X::slots && Rows != 0; ++s)
     if (slot_row<X>(s) / 8 != slot_row<X>(s, X::layout_type::threads - 1) / 8) return false;
   return true;
+}
+
+// The exchange pass of slot s of tile X (the same in every thread: passes_are_fixed).
+template <class Plan, class X>
+CT_HD constexpr int slot_pass(int s) {
+  return Plan::pass(slot_row<X>(s));
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -81,28 +95,27 @@ __device__ bool any_nonzero(const X& x) {
 }
 
 // Puts the accumulator's values of tile elements (row, col) and (row, col + 1) into `buf`.
-template <int BN, bool Banded>
+template <class Plan>
 __device__ void put_pair(float* buf, int row, int col, float first, float second) {
-  *reinterpret_cast<float2*>(buf + exchange_offset<BN>(exchange_row<Banded>(row), col)) =
-      make_float2(first, second);
+  *reinterpret_cast<float2*>(buf + Plan::offset(row, col)) = make_float2(first, second);
 }
 
 // The finished accumulator plus init, as a Result tile (8-element chunks), through `buf`:
 // write_pass(std::integral_constant<int, p>) puts the accumulator's values of pass p into `buf`
 // (put_pair). Begins with a barrier of the tile block: every warp's tensor-core work is done
 // before `buf`, which lies over the ring, is written; and ends with one: `buf` is read out.
-template <class Result, int BM, int BN, bool Banded, class Acc, class WritePass>
-__device__ Result fold_result(WritePass write_pass, const Acc& init, float* buf) {
+template <class Result, int BM, class Plan, class Acc, class WritePass>
+__device__ __forceinline__ Result fold_result(WritePass write_pass, const Acc& init, float* buf) {
   constexpr int R = Result::shape_type::rank;
   using P = typename Result::layout_type;
   static_assert(P::vec == 8, "ct::pipelined: the result is laid out in 8-element chunks");
-  static_assert(passes_are_fixed<Result, Banded>(),
+  static_assert(passes_are_fixed<Result, Plan::rows>(),
                 "ct::pipelined: the result's layout spreads a slot over exchange passes");
-  static_assert(passes_are_fixed<Acc, Banded>(),
+  static_assert(passes_are_fixed<Acc, Plan::rows>(),
                 "ct::pipelined: the initial accumulator's layout spreads a slot over exchange passes");
   const bool add_init = backend::block_any(any_nonzero(init));
   Result r;
-  for_each_index<Banded ? BM / 32 : 1>([&](auto pass) {
+  for_each_index<Plan::template passes<BM>>([&](auto pass) {
     constexpr int p = decltype(pass)::value;
     if constexpr (p > 0) backend::sync_block();  // the previous pass is read
     write_pass(pass);
@@ -111,21 +124,21 @@ __device__ Result fold_result(WritePass write_pass, const Acc& init, float* buf)
     if (add_init) {
       CT_UNROLL
       for (int s = 0; s < Acc::slots; ++s) {
-        if (slot_pass<Acc, Banded>(s) != p ||
+        if (slot_pass<Plan, Acc>(s) != p ||
             !backend::slot_canonical<typename Acc::shape_type, typename Acc::layout_type>(t, s))
           continue;
         const auto c = backend::slot_coord<typename Acc::shape_type, typename Acc::layout_type>(t, s);
-        buf[exchange_offset<BN>(exchange_row<Banded>(int(c[R - 2])), int(c[R - 1]))] += init.v[s];
+        buf[Plan::offset(int(c[R - 2]), int(c[R - 1]))] += init.v[s];
       }
       backend::sync_block();
     }
     CT_UNROLL
     for (int k = 0; k < P::chunks_per_thread; ++k) {
-      if (slot_pass<Result, Banded>(k * 8) != p) continue;
+      if (slot_pass<Plan, Result>(k * 8) != p) continue;
       const auto c = backend::slot_coord<typename Result::shape_type, P>(t, k * 8);
-      const int row = exchange_row<Banded>(int(c[R - 2])), col = int(c[R - 1]);
-      const float4 lo = *reinterpret_cast<const float4*>(buf + exchange_offset<BN>(row, col));
-      const float4 hi = *reinterpret_cast<const float4*>(buf + exchange_offset<BN>(row, col + 4));
+      const int row = int(c[R - 2]), col = int(c[R - 1]);
+      const float4 lo = *reinterpret_cast<const float4*>(buf + Plan::offset(row, col));
+      const float4 hi = *reinterpret_cast<const float4*>(buf + Plan::offset(row, col + 4));
       const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
       CT_UNROLL
       for (int e = 0; e < 8; ++e) r.v[k * 8 + e] = v[e];

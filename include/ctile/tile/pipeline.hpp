@@ -249,7 +249,7 @@ __device__ Result run_mma_sync_fold(const coord<R>& t, index_t trips, const Spec
   const accumulator& d = acc.get(pipeline_key{});
   float* const buf = reinterpret_cast<float*>(smem);
   using W = sm80::mma_sync_tiling<BM, BN>;
-  return fold_result<Result, BM, BN, false>(
+  return fold_result<Result, BM, exchange_plan<BN, 0>>(
       [&](auto) {
         const int lane = thread % 32, warp = thread / 32;
         CT_UNROLL
@@ -258,7 +258,7 @@ __device__ Result run_mma_sync_fold(const coord<R>& t, index_t trips, const Spec
           for (int fn = 0; fn < W::frags_n; ++fn)
             CT_UNROLL
             for (int i = 0; i < 4; i += 2)
-              put_pair<BN, false>(buf, sm80::accumulator_row<BM, BN>(warp, lane, fm, i),
+              put_pair<exchange_plan<BN, 0>>(buf, sm80::accumulator_row<BM, BN>(warp, lane, fm, i),
                                   sm80::accumulator_col<BM, BN>(warp, lane, fn, i), d.d[fm][fn][i],
                                   d.d[fm][fn][i + 1]);
       },
@@ -321,25 +321,31 @@ constexpr unsigned map_ignored_axes() {
 }
 
 // f(h, i, row, col) for each pair of accumulator registers d[h][i], d[h][i + 1] of a BM x BN
-// wgmma fold that exchange pass p moves: the tile row and column of their first element.
-template <int BM, int BN, bool Banded, int p, class F>
+// wgmma fold that exchange pass p moves: the tile row and column of their first element. The
+// pass of a pair is known at compile time from its band and half; a 16-row pass is one pair of
+// warps' (fold_result.hpp), and the others skip it.
+template <int BM, int BN, class Plan, int p, class F>
 __device__ void for_each_accumulator_pair(F f) {
   const int thread = backend::thread_index_here();
+  constexpr int pair = Plan::rows == 16 ? p % 2 : 0;  // of warps writing pass p: 0 for all
+  if constexpr (Plan::rows == 16)
+    if (thread / 64 != pair) return;
   CT_UNROLL
   for (int h = 0; h < BM / 64; ++h)
     CT_UNROLL
     for (int i = 0; i < BN / 2; i += 2)
-      if (exchange_pass<Banded>(64 * h + 8 * ((i / 2) % 2)) == p)
+      if (Plan::pass(64 * h + 8 * ((i / 2) % 2)) + pair == p)  // warp 0's pass, plus this pair's offset
         f(h, i, 64 * h + backend::sm90::wgmma_acc_row(thread, i), backend::sm90::wgmma_acc_col(thread, i));
 }
 
 // The finished wgmma accumulator d plus init, as a Result tile, through `buf` (fold_result).
-template <class Result, int BM, int BN, bool Banded, class Acc>
-__device__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d, const Acc& init, float* buf) {
-  return fold_result<Result, BM, BN, Banded>(
+template <class Result, class Plan, int BM, int BN, class Acc>
+__device__ __forceinline__ Result result_from(const backend::sm90::wgmma_accumulator<BM, BN>& d, const Acc& init,
+                                              float* buf) {
+  return fold_result<Result, BM, Plan>(
       [&](auto pass) {
-        for_each_accumulator_pair<BM, BN, Banded, decltype(pass)::value>([&](int h, int i, int row, int col) {
-          put_pair<BN, Banded>(buf, row, col, d.d[h][i], d.d[h][i + 1]);
+        for_each_accumulator_pair<BM, BN, Plan, decltype(pass)::value>([&](int h, int i, int row, int col) {
+          put_pair<Plan>(buf, row, col, d.d[h][i], d.d[h][i + 1]);
         });
       },
       init, buf);
@@ -437,11 +443,17 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
 // over the tile block's own A tile there, so that the tile blocks need not wait for each other
 // (the shared B tile stays untouched); the stage is released only then.
 template <int Blocks, class Result, class Acc, class Body, class SpecA, class SpecB>
-__device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsigned char* smem) {
+__device__ __forceinline__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsigned char* smem) {
   namespace sm90 = backend::sm90;
   using G = fold_geometry<Blocks, Acc, SpecA, SpecB>;
   constexpr int S = G::S;
-  static_assert(32u * G::BN * 4 <= G::ring::bytes_a, "wgmma fold: an exchange pass must fit the tile block's A tile");
+  // The result leaves in passes of 32 rows over the tile block's A tile there (rows of 128
+  // floats), or of 16 rows over its share of the B tile (rows of 256: fold_result.hpp), which
+  // the tile blocks read until every one of them is done with the stage.
+  constexpr bool over_a = 32u * G::BN * 4 <= G::ring::bytes_a;
+  using plan = exchange_plan<G::BN, over_a ? 32 : 16>;
+  static_assert(over_a || 16u * G::BN * 4 * Blocks <= G::ring::bytes_b,
+                "wgmma fold: an exchange pass must fit the tile block's A tile or its share of the B tile");
   const int slot = backend::cuda::slot(), thread = int(threadIdx.x);
   sm90::ring_barriers& bars = sm90::fold_barriers(0);
   unsigned& done = backend::cuda::context().ring_trips[slot];
@@ -485,8 +497,12 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
   // (result_from's first barrier waits for every warp's wgmmas on it), and only then is the
   // stage released.
   const unsigned last = (base + n + S - 1) % S;
-  const Result r = result_from<Result, G::BM, G::BN, true>(
-      acc.get(pipeline_key{}), init, reinterpret_cast<float*>(smem + last * G::ring::stage_bytes + slot * G::ring::bytes_a));
+  unsigned char* const held = smem + last * G::ring::stage_bytes;
+  if constexpr (!over_a)  // every tile block's wgmmas on the B tile are done
+    asm volatile("bar.sync 4, %0;\n" ::"n"(Blocks * config::gpu_block_threads) : "memory");
+  float* const buf = reinterpret_cast<float*>(over_a ? held + slot * G::ring::bytes_a
+                                                     : held + G::ring::b_offset + slot * (G::ring::bytes_b / Blocks));
+  const Result r = result_from<Result, plan>(acc.get(pipeline_key{}), init, buf);
   if (thread == 0) done = base + n;  // every thread has read it (result_from's barriers)
   sm90::fence_proxy_async_shared();                // the exchange's accesses before TMA's refill
   __syncwarp();
@@ -498,7 +514,7 @@ __device__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsig
 // co-scheduled tile blocks sharing the B stage (Blocks = 1: this tile block alone) in the ring
 // at `smem`. Every tile block of the CTA runs it with the same trip count.
 template <int Blocks, class Result, class Acc, class Body, class SpecA, class SpecB, int R>
-__device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
+__device__ __forceinline__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
                                  const Acc& init, Body& body, unsigned char* smem) {
   namespace sm90 = backend::sm90;
   using G = fold_geometry<Blocks, Acc, SpecA, SpecB>;
@@ -678,14 +694,16 @@ __device__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& 
     barrier();
   }
 
-  const Result r = result_from<Result, BM, BN, false>(acc.get(pipeline_key{}), init, buf);
+  const Result r = result_from<Result, exchange_plan<BN, 0>>(acc.get(pipeline_key{}), init, buf);
   barrier();  // the ring may be refilled by a later fold
   return r;
 }
 
-// Runs the wgmma fold this launch can run; false when its shared memory is missing.
+// Runs the wgmma fold this launch can run; false when its shared memory is missing. Inlined,
+// as what it calls is: a call between the wgmmas and their wait serializes every wgmma (C7510),
+// and ptxas declined to inline it for 64 x 256 tile blocks.)
 template <class Result, class Acc, class Body, class SpecA, class SpecB, int R>
-__device__ bool try_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
+__device__ __forceinline__ bool try_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
                                const Acc& init, Body& body, Result& result) {
   namespace sm90 = backend::sm90;
   using SA = typename stage_traits<SpecA>::shape_type;

@@ -39,6 +39,9 @@ enum class gemm_tiling {
   wgmma_producer_cluster, // wgmma_producer, and pairs of CTAs along N in a cluster, each
                           // producer loading half of the A tiles into both (automatic's choice
                           // on Hopper where TMA describes both operands: docs/backend.md)
+  wgmma_wide,    // wgmma_producer_cluster's schedule with 64 x 256 x 64 tile blocks (a 128 x 256
+                 // CTA): one m64n256k16 instruction reads each B slice once for 256 columns
+                 // (experimental: not yet timed)
 };
 
 template <class TC>
@@ -74,9 +77,10 @@ template <class T, class TC, class Act, class Cfg, bool Tf32>
 struct gemm_tiles {
   static constexpr const char* name = "ct_kernels_gemm";
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
-  // Epilogue rows at a time: 32 of the tensor cores' 128; the SIMT tiles' whole 64 or 16 (their
-  // accumulators are small, and two bands of 32 made ptxas spill in a tf32 kernel).
-  static constexpr int Band = BM < 128 ? BM : 32;
+  // Epilogue rows at a time: 4096 elements of the tensor cores' tiles (staged operands: 32 rows
+  // of 128 x 128, 16 of 64 x 256; 32 rows of 256 spilled 500 bytes); the SIMT tiles' whole 64 or
+  // 16 (their accumulators are small, and two bands of 32 made ptxas spill in a tf32 kernel).
+  static constexpr int Band = Cfg::shared_bytes > 0 ? 4096 / BN : BM;
   static constexpr std::size_t shared_bytes = Cfg::shared_bytes;  // the staged operand ring, if any
   static constexpr ct::co_schedule co_schedule = Cfg::co_schedule;
   CT_TILE void operator()(ct::out<TC, ct::shape<1, BM, BN>> c, ct::in<T, 3> a, ct::in<T, 3> b,
@@ -120,6 +124,7 @@ using gemm_wgmma_paired = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_byte
 using gemm_wgmma_cluster = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 2>;
 using gemm_wgmma_producer = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 1, true>;
 using gemm_wgmma_producer_cluster = gemm_config<128, 128, 64, 2 * ct::pipeline_shared_bytes, 2, 2, true>;
+using gemm_wgmma_wide = gemm_config<64, 256, 64, 2 * ct::pipeline_shared_bytes, 2, 2, true>;
 using gemm_square = gemm_config<64, 64, 32>;
 using gemm_short_m = gemm_config<16, 64, 64>;
 
@@ -283,7 +288,8 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
   constexpr bool sixteen_bit = !std::is_same_v<T, float>;
   const bool hopper = gemm_use_wgmma(s.dev());
   if (tiles == gemm_tiling::wgmma || tiles == gemm_tiling::wgmma_paired || tiles == gemm_tiling::wgmma_cluster ||
-      tiles == gemm_tiling::wgmma_producer || tiles == gemm_tiling::wgmma_producer_cluster)
+      tiles == gemm_tiling::wgmma_producer || tiles == gemm_tiling::wgmma_producer_cluster ||
+      tiles == gemm_tiling::wgmma_wide)
     require(sixteen_bit && hopper, "gemm: the tensor-core tiles need bf16 or f16 inputs and a Hopper GPU (" +
                                        s.dev().description() + ")");
   if constexpr (sixteen_bit) {
@@ -292,6 +298,7 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
     if (tiles == gemm_tiling::wgmma_cluster) return run(gemm_wgmma_cluster{});
     if (tiles == gemm_tiling::wgmma_producer) return run(gemm_wgmma_producer{});
     if (tiles == gemm_tiling::wgmma_producer_cluster) return run(gemm_wgmma_producer_cluster{});
+    if (tiles == gemm_tiling::wgmma_wide) return run(gemm_wgmma_wide{});
     // Short M too: a 128-row tile is mostly padding there, but the tensor cores still run it
     // about 3x faster than the SIMT short-M tiles (1 x 4096 x 4096: 0.24 against 0.07 of cuBLAS,
     // bench/results/2026-12-04-gemm-cluster-producer.md).

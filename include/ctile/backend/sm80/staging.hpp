@@ -97,8 +97,9 @@ __device__ inline bool copies_by_chunks(const T* data, const global_view<R>& g, 
 // cp.async when `chunks` (the caller waits), else by plain loads and stores (complete on return).
 //
 // Thread t moves chunk column t % (C/8) of rows t / (C/8) + j * (Threads / (C/8)): a fixed column,
-// rows a fixed distance apart, and (that distance being a multiple of 8) a fixed swizzle, so
-// each further chunk is one pointer step and one shared-memory offset step.
+// rows a fixed distance apart, and (where that distance is a multiple of 8) a fixed swizzle, so
+// each further chunk is one pointer step and one shared-memory offset step. (Rows of 256
+// columns over 128 threads are 4 apart: two swizzle phases, each chunk's offset computed.)
 template <class T, class S, int Threads, int R>
 __device__ inline void stage_tile(unsigned char* dst, const T* data, const global_view<R>& g,
                                   const coord<R>& origin, bool chunks, int t) {
@@ -107,11 +108,16 @@ __device__ inline void stage_tile(unsigned char* dst, const T* data, const globa
       chunks_per_row <= Threads && Threads % chunks_per_row == 0 && rows % (Threads / chunks_per_row) == 0,
       "ct::pipelined: the tile's 16-byte chunks must spread evenly over the threads");
   constexpr int row_step = Threads / chunks_per_row, passes = rows / row_step;
-  static_assert(row_step % 8 == 0, "ct::pipelined: rows a thread moves must share one swizzle phase");
   const int chunk = t % chunks_per_row, row0 = t / chunks_per_row;
   // staged_offset<rows>(row0, chunk * 8), in the arithmetic the H200 measured (staged_offset's
   // own adds instructions to the wgmma fold's staging).
-  unsigned char* to = dst + (chunk / 8) * rows * 128 + swizzle128_offset(unsigned(row0), unsigned(chunk % 8) * 16u);
+  unsigned char* const panel = dst + (chunk / 8) * rows * 128;
+  unsigned char* const to = panel + swizzle128_offset(unsigned(row0), unsigned(chunk % 8) * 16u);
+  // Where this thread's chunk of pass j goes.
+  const auto to_pass = [&](int j) {
+    if constexpr (row_step % 8 == 0) return to + j * row_step * 128;
+    else return panel + swizzle128_offset(unsigned(row0 + j * row_step), unsigned(chunk % 8) * 16u);
+  };
   const T* base = data;
   bool batch_inside = true;
   if constexpr (R == 3) {
@@ -129,7 +135,7 @@ __device__ inline void stage_tile(unsigned char* dst, const T* data, const globa
     CT_UNROLL
     for (int j = 0; j < passes; ++j) {
       const bool inside = bytes > 0 && index_t(j) * row_step < rows_left;
-      cp_async_16(to + j * row_step * 128,
+      cp_async_16(to_pass(j),
                   inside ? static_cast<const void*>(from + j * row_step * row_stride) : data,
                   inside ? bytes : 0);
     }
@@ -144,7 +150,7 @@ __device__ inline void stage_tile(unsigned char* dst, const T* data, const globa
         const index_t c = gc + e;
         v[e] = row_inside && c >= 0 && c < g.extent[R - 1] ? base[gr * row_stride + c * col_stride] : T(0.0f);
       }
-      memcpy(to + j * row_step * 128, v, 16);
+      memcpy(to_pass(j), v, 16);
     }
   }
 }

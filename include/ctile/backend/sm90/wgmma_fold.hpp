@@ -57,7 +57,8 @@ struct wgmma_accumulator {
 };
 
 // Whether a fold with accumulator tile Acc over operand tiles (T, SA) and (T, SB) has a wgmma
-// path: 16-bit inputs, f32 accumulator of 64 or 128 rows by 128 columns, K tiles of 64.
+// path: 16-bit inputs, f32 accumulator of 64 or 128 rows by 128 columns or of 64 rows by 256
+// (128 registers a thread either way), K tiles of 64.
 template <class TAcc, class SAcc, class T, class SA, class SB>
 constexpr bool fold_eligible() {
   if constexpr (!std::is_same_v<TAcc, float> || !tensor_core_16bit_v<T>) return false;
@@ -65,7 +66,8 @@ constexpr bool fold_eligible() {
                      !unit_batch<SB>())
     return false;
   else
-    return (rows_of<SAcc>() == 64 || rows_of<SAcc>() == 128) && cols_of<SAcc>() == 128 &&
+    return ((rows_of<SAcc>() == 64 || rows_of<SAcc>() == 128) && cols_of<SAcc>() == 128 ||
+            rows_of<SAcc>() == 64 && cols_of<SAcc>() == 256) &&
            rows_of<SA>() == rows_of<SAcc>() && cols_of<SA>() == 64 && rows_of<SB>() == 64 &&
            cols_of<SB>() == cols_of<SAcc>();
 }
@@ -134,8 +136,11 @@ __device__ inline void wgmma_trip(wgmma_accumulator<BM, BN>& acc, const smem_til
     const std::uint64_t db = smem_descriptor(b.addr + std::uint32_t(s) * 16u * 128u, b_panel_bytes, 1024,
                                              smem_swizzle::b128);
     CT_UNROLL
-    for (int h = 0; h < BM / 64; ++h)
-      wgmma_m64n128k16_f32<T, 1>(acc.d[h], kmajor_b128_descriptor(a.addr + std::uint32_t(h) * 64u * 128u + a_k), db, 1);
+    for (int h = 0; h < BM / 64; ++h) {
+      const std::uint64_t da = kmajor_b128_descriptor(a.addr + std::uint32_t(h) * 64u * 128u + a_k);
+      if constexpr (BN == 256) wgmma_m64n256k16_f32<T, 1>(acc.d[h], da, db, 1);
+      else wgmma_m64n128k16_f32<T, 1>(acc.d[h], da, db, 1);
+    }
   }
 }
 
