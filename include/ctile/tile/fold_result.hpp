@@ -39,7 +39,7 @@ CT_HD constexpr int exchange_offset(int row, int col) {
 template <int BN, int Rows>
 struct exchange_plan {
   static_assert(Rows == 0 || Rows == 32 || Rows == 16, "ct::pipelined: exchange passes of 16 or 32 rows, or one");
-  static constexpr int bn = BN, rows = Rows;
+  static constexpr int rows = Rows;
   template <int BM>
   static constexpr int passes = Rows == 0 ? 1 : BM / Rows;
   CT_HD static constexpr int pass(int row) {

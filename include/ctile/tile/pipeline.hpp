@@ -259,8 +259,8 @@ __device__ Result run_mma_sync_fold(const coord<R>& t, index_t trips, const Spec
             CT_UNROLL
             for (int i = 0; i < 4; i += 2)
               put_pair<exchange_plan<BN, 0>>(buf, sm80::accumulator_row<BM, BN>(warp, lane, fm, i),
-                                  sm80::accumulator_col<BM, BN>(warp, lane, fn, i), d.d[fm][fn][i],
-                                  d.d[fm][fn][i + 1]);
+                                             sm80::accumulator_col<BM, BN>(warp, lane, fn, i), d.d[fm][fn][i],
+                                             d.d[fm][fn][i + 1]);
       },
       init, buf);
 }
@@ -441,7 +441,9 @@ __device__ void produce_stages(index_t trips, const SpecA& spec_a, const SpecB& 
 // sharing the B stage): the ring carries on from the CTA's previous tile (the trip numbers
 // above). The result leaves through the stage of the tile's last trip, in passes of 32 rows
 // over the tile block's own A tile there, so that the tile blocks need not wait for each other
-// (the shared B tile stays untouched); the stage is released only then.
+// (the shared B tile stays untouched), or, where a pass of 256 columns would not fit there, in
+// 16-row passes over the tile block's half of the B tile, once both are done with it; the
+// stage is released only then.
 template <int Blocks, class Result, class Acc, class Body, class SpecA, class SpecB>
 __device__ __forceinline__ Result run_fed_fold(index_t trips, const Acc& init, Body& body, unsigned char* smem) {
   namespace sm90 = backend::sm90;
@@ -514,8 +516,9 @@ __device__ __forceinline__ Result run_fed_fold(index_t trips, const Acc& init, B
 // co-scheduled tile blocks sharing the B stage (Blocks = 1: this tile block alone) in the ring
 // at `smem`. Every tile block of the CTA runs it with the same trip count.
 template <int Blocks, class Result, class Acc, class Body, class SpecA, class SpecB, int R>
-__device__ __forceinline__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
-                                 const Acc& init, Body& body, unsigned char* smem) {
+__device__ __forceinline__ Result run_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a,
+                                                 const SpecB& spec_b, const Acc& init, Body& body,
+                                                 unsigned char* smem) {
   namespace sm90 = backend::sm90;
   using G = fold_geometry<Blocks, Acc, SpecA, SpecB>;
   using T = typename G::T;
@@ -701,10 +704,10 @@ __device__ __forceinline__ Result run_wgmma_fold(const coord<R>& t, index_t trip
 
 // Runs the wgmma fold this launch can run; false when its shared memory is missing. Inlined,
 // as what it calls is: a call between the wgmmas and their wait serializes every wgmma (C7510),
-// and ptxas declined to inline it for 64 x 256 tile blocks.)
+// and ptxas declined to inline it for 64 x 256 tile blocks.
 template <class Result, class Acc, class Body, class SpecA, class SpecB, int R>
-__device__ __forceinline__ bool try_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a, const SpecB& spec_b,
-                               const Acc& init, Body& body, Result& result) {
+__device__ __forceinline__ bool try_wgmma_fold(const coord<R>& t, index_t trips, const SpecA& spec_a,
+                                               const SpecB& spec_b, const Acc& init, Body& body, Result& result) {
   namespace sm90 = backend::sm90;
   using SA = typename stage_traits<SpecA>::shape_type;
   using SB = typename stage_traits<SpecB>::shape_type;
