@@ -150,6 +150,9 @@ TEST(mma_sync_fold, which_folds_it_takes) {
   static_assert(
       sm80::mma_sync_fold_eligible<float, shape<1, 64, 64>, f16, shape<1, 64, 64>, shape<1, 64, 64>>());
   static_assert(sm80::mma_sync_fold_eligible<float, shape<64, 128>, bf16, shape<64, 128>, shape<128, 128>>());
+  static_assert(sm80::mma_sync_fold_eligible<float, shape<64, 256>, bf16, shape<64, 64>, shape<64, 256>>());
+  static_assert(!sm80::mma_sync_fold_eligible<float, shape<128, 256>, bf16, shape<128, 64>, shape<64, 256>>(),
+                "256 columns only with 64 rows (128 accumulator registers a thread)");
   static_assert(
       !sm80::mma_sync_fold_eligible<float, shape<128, 128>, bf16, shape<128, 128>, shape<128, 128>>(),
       "two stages of 64 KiB do not fit the ring");
@@ -171,6 +174,7 @@ TEST(mma_sync_fold, replayed_lanes_give_a_times_b) {
   replay<128, 64, 64>(rng);
   replay<64, 64, 64>(rng);    // 2 x 4 fragments a warp
   replay<64, 128, 128>(rng);  // two panels of A along K
+  replay<64, 256, 64>(rng);   // the wide GEMM tile: 2 x 16 fragments a warp
 }
 
 }  // namespace

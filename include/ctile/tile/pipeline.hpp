@@ -19,8 +19,8 @@
 // On the CPU backend it is that plain loop: the same loads, the same ct::mma, the same bits. On
 // the GPU too, except where a tensor-core path takes the fold's shapes (16-bit operand tiles
 // [BM, 64] and [64, BN] into an f32 accumulator): wgmma on sm_90a (backend/sm90/wgmma_fold.hpp,
-// BN = 128), else mma.sync from sm_80 on (backend/sm80/mma_sync_fold.hpp, BM and BN of 64 or
-// 128). Those stage the operands in a ring in the kernel's dynamic shared memory, which the
+// BN = 128, or 256 with BM = 64), else mma.sync from sm_80 on (backend/sm80/mma_sync_fold.hpp,
+// BM and BN of 64 or 128, or 64 x 256). Those stage the operands in a ring in the kernel's dynamic shared memory, which the
 // kernel declares (static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes);
 // without it their launch fails.
 #pragma once

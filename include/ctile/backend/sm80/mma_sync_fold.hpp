@@ -36,9 +36,11 @@ struct mma_sync_accumulator {
 };
 
 // Whether a fold with accumulator tile (TAcc, SAcc) over operand tiles (T, SA), (T, SB) has an
-// mma.sync path: 16-bit inputs, an f32 accumulator of 64 or 128 rows by 64 or 128 columns, K
-// tiles of 64 or 128 (whole panels), at least two stages in ct::pipeline_shared_bytes, and the
-// result's exchange buffer (BM x BN floats) within the ring.
+// mma.sync path: 16-bit inputs, an f32 accumulator of 64 or 128 rows by 64 or 128 columns, or
+// of 64 by 256 (the GEMM's wide tiles, which without this path would compile a plain loop of
+// register products into every sm_80 build: a minute of ptxas and 10 KB of spills), K tiles of
+// 64 or 128 (whole panels), at least two stages in ct::pipeline_shared_bytes, and the result's
+// exchange buffer (BM x BN floats) within the ring.
 template <class TAcc, class SAcc, class T, class SA, class SB>
 constexpr bool mma_sync_fold_eligible() {
   if constexpr (!std::is_same_v<TAcc, float> || !tensor_core_16bit_v<T>) return false;
@@ -48,7 +50,8 @@ constexpr bool mma_sync_fold_eligible() {
   else {
     constexpr int BM = rows_of<SAcc>(), BN = cols_of<SAcc>(), BK = cols_of<SA>();
     constexpr std::size_t stage = std::size_t(BM + BN) * BK * 2, stages = pipeline_shared_bytes / stage;
-    return (BM == 64 || BM == 128) && (BN == 64 || BN == 128) && (BK == 64 || BK == 128) &&
+    return (((BM == 64 || BM == 128) && (BN == 64 || BN == 128)) || (BM == 64 && BN == 256)) &&
+           (BK == 64 || BK == 128) &&
            rows_of<SA>() == BM && rows_of<SB>() == BK && cols_of<SB>() == BN && stages >= 2 &&
            std::size_t(BM) * BN * 4 <= (stages > 4 ? 4 : stages) * stage;  // as ring<SA, SB, 1>
   }

@@ -66,8 +66,8 @@ constexpr bool fold_eligible() {
                      !unit_batch<SB>())
     return false;
   else
-    return ((rows_of<SAcc>() == 64 || rows_of<SAcc>() == 128) && cols_of<SAcc>() == 128 ||
-            rows_of<SAcc>() == 64 && cols_of<SAcc>() == 256) &&
+    return (((rows_of<SAcc>() == 64 || rows_of<SAcc>() == 128) && cols_of<SAcc>() == 128) ||
+            (rows_of<SAcc>() == 64 && cols_of<SAcc>() == 256)) &&
            rows_of<SA>() == rows_of<SAcc>() && cols_of<SA>() == 64 && rows_of<SB>() == 64 &&
            cols_of<SB>() == cols_of<SAcc>();
 }
