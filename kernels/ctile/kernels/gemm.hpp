@@ -78,8 +78,8 @@ struct gemm_tiles {
   static constexpr const char* name = "ct_kernels_gemm";
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
   // Epilogue rows at a time: 4096 elements of the tensor cores' tiles (staged operands: 32 rows
-  // of 128 x 128, 16 of 64 x 256; 32 rows of 256 spilled 500 bytes); the SIMT tiles' whole 64 or
-  // 16 (their accumulators are small, and two bands of 32 made ptxas spill in a tf32 kernel).
+  // of 128 x 128, 16 of 64 x 256, where 32 rows spilled more); the SIMT tiles' whole 64 or 16
+  // (their accumulators are small, and two bands of 32 made ptxas spill in a tf32 kernel).
   static constexpr int Band = Cfg::shared_bytes > 0 ? 4096 / BN : BM;
   static constexpr std::size_t shared_bytes = Cfg::shared_bytes;  // the staged operand ring, if any
   static constexpr ct::co_schedule co_schedule = Cfg::co_schedule;
