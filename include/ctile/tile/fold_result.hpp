@@ -47,6 +47,9 @@ struct exchange_plan {
     else if constexpr (Rows == 16) return 4 * (row / 64) + 2 * ((row / 8) % 2) + (row % 64) / 32;
     else return 0;
   }
+  // The pair of warps (threads 64 p .. 64 p + 63) that alone write pass p, added to the pass of
+  // warp 0's values: 0 except for 16-row passes.
+  CT_HD static constexpr int writer_pair(int p) { return Rows == 16 ? p % 2 : 0; }
   CT_HD static constexpr int offset(int row, int col) {
     if constexpr (Rows == 32) return exchange_offset<BN>((row % 64) / 16 * 8 + row % 8, col);
     else if constexpr (Rows == 16) return exchange_offset<BN>((row % 32) / 16 * 8 + row % 8, col);

@@ -327,7 +327,7 @@ constexpr unsigned map_ignored_axes() {
 template <int BM, int BN, class Plan, int p, class F>
 __device__ void for_each_accumulator_pair(F f) {
   const int thread = backend::thread_index_here();
-  constexpr int pair = Plan::rows == 16 ? p % 2 : 0;  // of warps writing pass p: 0 for all
+  constexpr int pair = Plan::writer_pair(p);
   if constexpr (Plan::rows == 16)
     if (thread / 64 != pair) return;
   CT_UNROLL
