@@ -668,16 +668,18 @@ __device__ __forceinline__ Result run_wgmma_fold(const coord<R>& t, index_t trip
   } else {
     // Threads: every thread copies its share of each stage by cp.async (or element by element);
     // a barrier after the copies land, and another once every warp's wgmmas of the previous
-    // trip are done, before that stage is refilled.
+    // trip are done, before that stage is refilled. The copies read their thread index anew
+    // (thread_index_here): offsets made from it before the TMA test were kept, and spilled, by
+    // ptxas in the producer kernels.
     const auto issue = [&](index_t k) {
       if (k < trips) {
         unsigned char* stage = smem + std::uint32_t(k % S) * ring::stage_bytes;
         const coord<R> oa = stage_origin(spec_a, t, k), ob = stage_origin(spec_b, t, k);
         sm90::stage_tile<T, SA, threads>(stage + slot * ring::bytes_a, spec_a.view.data, spec_a.view.g, oa,
-                                         sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa), thread);
+                                         sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa), backend::thread_index_here());
         sm90::stage_tile<T, SB, threads * Blocks>(stage + ring::b_offset, spec_b.view.data, spec_b.view.g, ob,
                                                   sm90::copies_by_chunks(spec_b.view.data, spec_b.view.g, ob),
-                                                  thread + slot * threads);
+                                                  backend::thread_index_here() + slot * threads);
       }
       backend::sm80::cp_async_commit();  // an empty group past the end keeps the wait counts uniform
     };
