@@ -2,9 +2,8 @@
 // TMA writes and wgmma reads, the shared-memory matrix descriptor, and the wgmma instructions
 // with their fences. Facts from the PTX ISA (wgmma.mma_async, "matrix descriptor format",
 // "shared memory matrix layout"); the plan that uses them is docs/design/gemm-plan.md.
-//
-// Status (2026-12-03): written without GPU time; tests/gpu/sm90_wgmma_test.cu checks one
-// 64x64x64 product against the host and has not run yet. Nothing in the library calls this.
+// Used by the wgmma fold (tile/pipeline.hpp, backend/sm90/wgmma_fold.hpp); tests/gpu/
+// sm90_wgmma_test.cu checks a 64 x 64 x 64 product against the host, below the fold.
 #pragma once
 #include <cstdint>
 
