@@ -40,8 +40,9 @@ enum class gemm_tiling {
                           // producer loading half of the A tiles into both (automatic's choice
                           // on Hopper where TMA describes both operands: docs/backend.md)
   wgmma_wide,    // wgmma_producer_cluster's schedule with 64 x 256 x 64 tile blocks (a 128 x 256
-                 // CTA): one m64n256k16 instruction reads each B slice once for 256 columns
-                 // (experimental: not yet timed)
+                 // CTA): one m64n256k16 instruction reads each B slice once for 256 columns;
+                 // correct but slower (0.857 of cuBLAS over the sweep against 0.920, H100,
+                 // bench/results/2026-12-07-h100.md)
 };
 
 template <class TC>

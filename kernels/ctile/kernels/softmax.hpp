@@ -3,8 +3,8 @@
 // Rows up to 8192 columns live in one tile: one read, one write. Rows up to 256K columns are
 // split over a group of up to 16 tile blocks (ct::block_group: a thread-block cluster on a
 // Hopper GPU), each holding 16K columns in registers; the group combines the row's max and sum
-// across its blocks, so the row is still read once (for now on the CPU backend only: see
-// softmax() below). Longer rows, and rows past 8192 columns on GPUs, stream through the row
+// across its blocks, so the row is still read once (on the CPU backend only: see softmax()
+// below). Longer rows, and rows past 8192 columns on GPUs, stream through the row
 // twice: the first pass keeps a running max and a running sum of exponentials rescaled to that
 // max (online softmax), the second writes exp(x - max) / sum.
 #pragma once
@@ -97,9 +97,9 @@ ct::pending softmax(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& 
   if (cols <= 1024) return ct::launch(s, detail::softmax_tile_map<T, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x);
   if (cols <= 8192) return ct::launch(s, detail::softmax_tile_map<T, 1, 8192>{}, y.partition(ct::shape<1, 8192>{}), x);
   // A group of blocks per row reads it once (the online kernel reads it twice). GPUs keep the
-  // online kernel until the group path has run on one (none could be had for it on 2026-12-06,
-  // three sessions); then, for GPUs with clusters and device code built for them:
-  //   const bool groups = ct::block_groups_run(s, detail::softmax_group_map<T>{});
+  // online kernel: taken where ct::block_groups_run says groups run, the group kernel was
+  // correct on an H100 but ran at 0.16 of the copy ceiling at 1024 x 262144 bf16 and 0.33 at
+  // 4096 x 65536 (bench/results/2026-12-07-h100.md), below the online kernel's 0.53.
   const bool groups = s.dev().is_cpu();
   if (groups && cols <= index_t(detail::group_blocks) * detail::group_cols)
     return ct::launch(s, detail::softmax_group_map<T>{}, y.partition(ct::shape<1, detail::group_cols>{}), x);
