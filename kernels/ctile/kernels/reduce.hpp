@@ -7,6 +7,8 @@
 // GPU), then the per-split partials are reduced the same way.
 #pragma once
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 
 #include "ctile/kernels/detail.hpp"
 
@@ -76,7 +78,8 @@ CT_HD auto accumulate_by_fours(const Part& part, index_t n) {
 
 // A row reduction keeps four tiles' loads in flight a block, so the bytes in flight per SM
 // come from how many blocks it holds. 16-bit rows ask for six (cuTile's `occupancy` hint: at
-// most 85 registers; with no hint they took 126, so four fitted). Rows off 16 bytes have one
+// most 85 registers; with no hint they took 126, so four fitted). Rows off 16 bytes (those of
+// strided views and offset starts; contiguous ones take row_reduce_window_map) have one
 // tile in flight, not four (their chunks are built from two aligned blocks before the next
 // tile's loads go out), so they gain most from more blocks: 2017 -> 2433 GB/s at 32767 x 8191
 // bf16 with six against five, while aligned rows run the build made for them
@@ -93,6 +96,33 @@ struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 6> {
     const auto view = x.tiled(ct::shape<1, BN>{}, typename Op::pad{});
     const auto part = [&](index_t k) { return ct::astype<float>(view.load(i, k)); };
     y.store(ct::astype<T>(Op::template across<1>(accumulate_by_fours<Op>(part, ct::num_tiles(view, 1)))));
+  }
+};
+
+// Row reductions of a contiguous x whose rows start off 16 bytes (32767 x 8191 bf16): row i is
+// the flat range [i * n, (i + 1) * n) of x, read as a window from the 16-byte boundary at or
+// before it to its end, so that every chunk is one aligned vector load (the order of a sum's
+// elements is free); the elements of the row before, at the start of the first tile, are
+// masked out. The launch runs the aligned-rows build (x's first element on 16 bytes), where
+// the compiler sees every tile of the window aligned and drops the straddling code: 2450 ->
+// 2629 GB/s at 32767 x 8191 bf16 against the 1 x 2048 row tiles (H100, copy 3020; without the
+// aligned build 2292, and 4096-element tiles spilled: 543; bench/results/2026-12-07-h100.md).
+// A plain CUDA kernel of this scheme reached 0.98 of the copy ceiling there: the rest is open.
+template <class T, int BN, class Op>
+struct row_reduce_window_map : occupancy_hint<sizeof(T) == 2, 6> {
+  static constexpr const char* name = "ct_kernels_row_reduce_window";
+  static constexpr bool aligned_rows_build = true;
+  CT_TILE void operator()(ct::out<T, ct::shape<1>> y, ct::in<T, 1> x, index_t n) const {
+    using I = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;  // as wide as T
+    const index_t lo = y.tile_index()[0] * n, hi = lo + n;
+    const index_t first = lo / vec<T> * vec<T>;
+    const auto view = x.slice(0, first, hi).tiled(ct::shape<BN>{}, typename Op::pad{});
+    const auto part = [&](index_t k) { return ct::astype<float>(view.load(k)); };
+    const auto pad = ct::full<float>(ct::shape<BN>{}, Op::pad::template value<float>());
+    auto acc = ct::where(ct::arange<I, BN>() >= I(lo - first), part(0), pad);
+    const index_t tiles = ct::num_tiles(view, 0);
+    if (tiles > 1) acc = Op::combine(acc, accumulate_by_fours<Op>([&](index_t k) { return part(k + 1); }, tiles - 1));
+    y.store(ct::astype<T>(Op::template across<0>(acc)));
   }
 };
 
@@ -136,6 +166,9 @@ ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   require_rank(what, "y", y, 1);
   require_extent(what, "y", y, 0, x.extent(0));
   require(x.extent(1) > 0, kernels::detail::what(what, "x has no columns to reduce"));
+  if (!rows_on_16_bytes(x) && x.contiguous() && reinterpret_cast<std::uintptr_t>(x.data()) % 16 == 0)
+    return ct::launch(s, row_reduce_window_map<T, 256 * vec<T>, Op>{}, y.partition(ct::shape<1>{}), x.reshape({-1}),
+                      x.extent(1));
   auto y2 = y.reshape({y.extent(0), 1});
   // Tiles of two chunks a thread (16 f32 values): four in flight hold 64 registers, so several
   // blocks share an SM (one 8192-column tile took 255 registers and left two blocks an SM).

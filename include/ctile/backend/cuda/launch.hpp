@@ -45,13 +45,15 @@ concept tensor_view = requires(const X& v) {
 };
 template <class X>
 constexpr bool has_rows() {
-  if constexpr (tensor_view<X>) return X::rank >= 2;
+  if constexpr (tensor_view<X>) return X::rank >= 1;
   else return false;
 }
 
 // Calls check(c) with each condition under which a kernel argument's rows are 16-byte aligned:
-// a view with rows whose last stride is 1 and whose first element and other strides lie on 16
-// bytes. Scalars and views of rank 1 (whose loads find their tiles aligned on their own) have none.
+// a view whose last stride is 1 and whose first element and other strides lie on 16 bytes (a
+// view of rank 1 is one row). Scalars have none. Rank 1 counts since a kernel may slice a flat
+// view at offsets it knows are on 16 bytes (kernels::row_sum's windows): told that the view
+// starts there, the compiler drops its tiles' code for rows off the boundary.
 template <class X, class Check>
 __host__ __device__ void row_alignment_conditions(const X& v, Check check) {
   if constexpr (has_rows<X>()) {
