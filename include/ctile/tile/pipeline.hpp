@@ -20,9 +20,10 @@
 // the GPU too, except where a tensor-core path takes the fold's shapes (16-bit operand tiles
 // [BM, 64] and [64, BN] into an f32 accumulator): wgmma on sm_90a (backend/sm90/wgmma_fold.hpp,
 // BN = 128, or 256 with BM = 64), else mma.sync from sm_80 on (backend/sm80/mma_sync_fold.hpp,
-// BM and BN of 64 or 128, or 64 x 256). Those stage the operands in a ring in the kernel's dynamic shared memory, which the
-// kernel declares (static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes);
-// without it their launch fails.
+// BM and BN of 64 or 128, or 64 x 256). Those stage the operands in a ring in the kernel's
+// dynamic shared memory, which the kernel declares
+// (static constexpr std::size_t shared_bytes = ct::pipeline_shared_bytes); without it their
+// launch fails.
 #pragma once
 #include <tuple>
 #include <type_traits>
@@ -676,7 +677,8 @@ __device__ __forceinline__ Result run_wgmma_fold(const coord<R>& t, index_t trip
         unsigned char* stage = smem + std::uint32_t(k % S) * ring::stage_bytes;
         const coord<R> oa = stage_origin(spec_a, t, k), ob = stage_origin(spec_b, t, k);
         sm90::stage_tile<T, SA, threads>(stage + slot * ring::bytes_a, spec_a.view.data, spec_a.view.g, oa,
-                                         sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa), backend::thread_index_here());
+                                         sm90::copies_by_chunks(spec_a.view.data, spec_a.view.g, oa),
+                                         backend::thread_index_here());
         sm90::stage_tile<T, SB, threads * Blocks>(stage + ring::b_offset, spec_b.view.data, spec_b.view.g, ob,
                                                   sm90::copies_by_chunks(spec_b.view.data, spec_b.view.g, ob),
                                                   backend::thread_index_here() + slot * threads);

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include <ctile/ctile.hpp>
 
@@ -40,6 +41,11 @@ void require_extent(const char* kernel, const char* name, const ct::tensor<T>& t
 // Elements per thread-chunk of 16 bytes: the unit every tile width here is a multiple of.
 template <class T>
 inline constexpr int vec = int(16 / sizeof(T));
+
+// Unsigned indices as wide as T: a tile of them (ct::arange) is laid out as a tile of T is, so a
+// mask made from it meets the data without moving elements between threads.
+template <class T>
+using column_index_t = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
 
 // Whether x's rows start on 16-byte boundaries (unit last stride; first element and the other
 // strides on 16 bytes), so that its tiles' chunks load as single vectors.

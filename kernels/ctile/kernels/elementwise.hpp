@@ -102,9 +102,7 @@ struct bias_act_flat_map {
 // odd width straddle 16-byte boundaries (half the copy ceiling at 32767 x 8191 bf16,
 // bench/results/2026-12-05-bandwidth.md). The column indices are unsigned integers as wide as T,
 // so that they, the gathered bias and x share one layout and nothing moves between threads
-// (16-bit indices for 16-bit T: rows of up to 65536 - BN elements).
-template <class T>
-using column_index_t = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;
+// (column_index_t, detail.hpp; 16-bit indices for 16-bit T: rows of up to 65536 - BN elements).
 
 template <class T, int BN, class Act>
 struct bias_act_flat_gather_map {

@@ -7,8 +7,6 @@
 // GPU), then the per-split partials are reduced the same way.
 #pragma once
 #include <algorithm>
-#include <cstdint>
-#include <type_traits>
 
 #include "ctile/kernels/detail.hpp"
 
@@ -113,7 +111,7 @@ struct row_reduce_window_map : occupancy_hint<sizeof(T) == 2, 6> {
   static constexpr const char* name = "ct_kernels_row_reduce_window";
   static constexpr bool aligned_rows_build = true;
   CT_TILE void operator()(ct::out<T, ct::shape<1>> y, ct::in<T, 1> x, index_t n) const {
-    using I = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>;  // as wide as T
+    using I = column_index_t<T>;
     const index_t lo = y.tile_index()[0] * n, hi = lo + n;
     const index_t first = lo / vec<T> * vec<T>;
     const auto view = x.slice(0, first, hi).tiled(ct::shape<BN>{}, typename Op::pad{});
@@ -166,9 +164,9 @@ ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   require_rank(what, "y", y, 1);
   require_extent(what, "y", y, 0, x.extent(0));
   require(x.extent(1) > 0, kernels::detail::what(what, "x has no columns to reduce"));
-  if (!rows_on_16_bytes(x) && x.contiguous() && reinterpret_cast<std::uintptr_t>(x.data()) % 16 == 0)
-    return ct::launch(s, row_reduce_window_map<T, 256 * vec<T>, Op>{}, y.partition(ct::shape<1>{}), x.reshape({-1}),
-                      x.extent(1));
+  if (!rows_on_16_bytes(x) && x.contiguous() && rows_on_16_bytes(x.reshape({-1})))
+    return ct::launch(s, row_reduce_window_map<T, 256 * vec<T>, Op>{}, y.partition(ct::shape<1>{}),
+                      x.reshape({-1}), x.extent(1));
   auto y2 = y.reshape({y.extent(0), 1});
   // Tiles of two chunks a thread (16 f32 values): four in flight hold 64 registers, so several
   // blocks share an SM (one 8192-column tile took 255 registers and left two blocks an SM).

@@ -43,12 +43,6 @@ concept tensor_view = requires(const X& v) {
   v.g;
   X::rank;
 };
-template <class X>
-constexpr bool has_rows() {
-  if constexpr (tensor_view<X>) return X::rank >= 1;
-  else return false;
-}
-
 // Calls check(c) with each condition under which a kernel argument's rows are 16-byte aligned:
 // a view whose last stride is 1 and whose first element and other strides lie on 16 bytes (a
 // view of rank 1 is one row). Scalars have none. Rank 1 counts since a kernel may slice a flat
@@ -56,7 +50,7 @@ constexpr bool has_rows() {
 // starts there, the compiler drops its tiles' code for rows off the boundary.
 template <class X, class Check>
 __host__ __device__ void row_alignment_conditions(const X& v, Check check) {
-  if constexpr (has_rows<X>()) {
+  if constexpr (tensor_view<X>) {
     constexpr int R = X::rank;
     constexpr index_t per_16_bytes = sizeof(*v.data) >= 16 ? 1 : index_t(16 / sizeof(*v.data));
     check(v.g.stride[R - 1] == 1);
@@ -263,7 +257,7 @@ std::uint64_t resident_clusters(const std::string& name, const ct::stream& s, En
 template <class K, class... V>
 auto plain_entry(const V&... views) {
   auto entry = kernel_entry<K, V...>;
-  if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (has_rows<V>() || ...))
+  if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (tensor_view<V> || ...))
     if (rows_aligned(views...)) entry = kernel_entry_aligned_rows<K, V...>;
   return entry;
 }
