@@ -262,7 +262,7 @@ void check_norms(const ct::device& dev, ct::index_t m, ct::index_t n) {
 
 TEST_P(kernels, norms_match_f64) {
   for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{1, 1}, {9, 100}, {17, 1024}, {3, 1031}, {2, 8191},
-                                                                     {5, 8192}}) {
+                                                                     {9, 8191}, {5, 4099}, {5, 8192}}) {
     check_norms<float>(dev(), m, n);
     check_norms<ct::f16>(dev(), m, n);
     check_norms<ct::bf16>(dev(), m, n);

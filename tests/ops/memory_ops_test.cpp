@@ -6,8 +6,8 @@
 // contiguous) tensor, out.store clipping at the edge of a view into a larger tensor, and
 // ct::store through a ct::unsafe::global to another block's tile (with an explicit grid), with
 // ct::assume_divisible_by and the grid-dependency controls in the same kernel, copies of rows
-// that start off a 16-byte boundary at every offset, and loads laid out as another tile
-// (ct::layout_of). Outputs are poisoned, and a margin around
+// that start off a 16-byte boundary at every offset, loads laid out as another tile
+// (ct::layout_of), and windows off the tile grid (ct::load_from, out::store_shifted). Outputs are poisoned, and a margin around
 // each destination view must stay poisoned; results must match bit for bit (the sign of zero
 // included).
 #include "ops/ops_util.hpp"
@@ -292,6 +292,48 @@ TEST_P(memory_ops, rows_off_a_16_byte_boundary) {
   check_misaligned_rows<double, ct::shape<2, 64>>(dev(), 3, 129, 1);
   check_misaligned_rows<std::int8_t, ct::shape<2, 512>>(dev(), 19, 1001, 0);
   check_misaligned_rows<std::int8_t, ct::shape<2, 512>>(dev(), 3, 999, 2);
+}
+
+// Windows off the tile grid: each block loads the tile at its own origin shifted by `shift`
+// (ct::load_from, element coordinates, negative ones included) and stores it shifted as much
+// (out::store_shifted). Only the part of the window inside the block's own tile and inside the
+// view may be written: columns of x at their own places there, the rest of the view and the
+// frame around it poisoned.
+template <class T, class S>
+struct shifted_copy {
+  static constexpr const char* name = "ops_shifted_copy";
+  CT_TILE void operator()(ct::out<T, S> y, ct::in<T, 2> x, ct::index_t row_shift, ct::index_t col_shift) const {
+    ct::coord<2> at = y.origin();
+    at[0] += row_shift;
+    at[1] += col_shift;
+    y.store_shifted({row_shift, col_shift}, ct::load_from(x, at, S{}));
+  }
+};
+
+template <class T, class S>
+void check_shifted_windows(const ct::device& dev, const ct::extents_t& extents, ct::index_t row_shift,
+                           ct::index_t col_shift) {
+  SCOPED_TRACE(cat(case_name<T, S>(extents), " shifted by ", row_shift, ", ", col_shift));
+  const auto vx = memory_input<T>(element_count(extents));
+  const auto x = tensor_of(vx, extents, dev);
+  framed<T> y(extents, {2, 9}, dev);
+  ct::launch(shifted_copy<T, S>{}, y.view.partition(S{}), x, row_shift, col_shift).wait();
+  const auto in_window = [](ct::index_t c, ct::index_t d, ct::index_t shift) {
+    const ct::index_t k = c % d;  // place in the block's own tile
+    return shift >= 0 ? k >= shift : k < d + shift;
+  };
+  EXPECT_TRUE(all_same(y.whole.to_host(), y.expected([&](const auto& c) {
+    const bool written = in_window(c[0], S::dim(0), row_shift) && in_window(c[1], S::dim(1), col_shift);
+    return written ? at_or(vx, extents, c, T(0)) : poison_value<T>();
+  }), true));
+}
+
+TEST_P(memory_ops, windows_off_the_tile_grid) {
+  // A row of 8191 bf16 read from the 16-byte boundary before it (the norms' windows) and past it.
+  for (ct::index_t shift : {-7, -1, 0, 5}) check_shifted_windows<ct::bf16, ct::shape<1, 8192>>(dev(), {9, 8191}, 0, shift);
+  check_shifted_windows<float, ct::shape<4, 256>>(dev(), {9, 1000}, -1, 3);
+  check_shifted_windows<float, ct::shape<4, 256>>(dev(), {9, 1000}, 2, -300);  // past the tile: nothing stored
+  check_shifted_windows<std::int32_t, ct::shape<1, 8>>(dev(), {3, 37}, 0, -2);
 }
 
 // Loads laid out as another tile (ct::layout_of): x's bf16 tile as f32 keeps 8-element chunks;

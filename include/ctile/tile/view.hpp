@@ -250,6 +250,25 @@ struct out {
   template <int... D>
   CT_HD out_subtiles<T, S, shape<D...>> subtiles(shape<D...>) const;
 
+  // Stores x (any shape) with its element (0, ...) at this block's tile origin + `offset`
+  // (elements; negative allowed): a window not on the tile's grid, such as a row read from the
+  // 16-byte boundary before it (ct::load_from). Elements outside this block's tile, or outside
+  // the tensor, are dropped, so the block still writes only its own tile.
+  template <class U, class S2, class P>
+  CT_HD void store_shifted(const coord<S::rank>& offset, const tile<U, S2, P>& x) const {
+    static_assert(std::is_same_v<U, T>,
+                  "ct::out::store_shifted: the tile's element type differs from the output's; convert "
+                  "it with ct::astype<T>(tile) first");
+    static_assert(S2::rank == S::rank, "ct::out::store_shifted: the tile's rank differs from the output's");
+    const coord<S::rank> o = origin();
+    backend::global_view<S::rank> own = g;  // this block's tile, cut at the tensor's edge
+    for (int i = 0; i < S::rank; ++i) {
+      const index_t left = g.extent[i] - o[i];
+      own.extent[i] = left < S::dim(i) ? left : S::dim(i);
+    }
+    backend::store_laid_out<T, S2, S::rank>(data + backend::detail::offset_of(g, o), own, offset, x);
+  }
+
   // The same without bounds checks: this block's tile must lie inside the tensor.
   template <class U, class S2, class P>
   CT_HD void store(const tile<U, S2, P>& x, unchecked_t) const {
@@ -372,6 +391,14 @@ CT_HD tile<T, shape<D...>> load(const in<T, R>& src, const coord<R>& index, shap
   coord<R> origin;
   for (int i = 0; i < R; ++i) origin[i] = index[i] * shape<D...>::dim(i);
   return backend::load_tile<T, shape<D...>, R>(src.data, view.g, origin, Pad::template value<T>());
+}
+
+// The tile of shape D whose element (0, ...) sits at element coordinate `origin` of src: a
+// window anywhere, not only on the grid of D (ct::load's index counts tiles). Elements outside
+// the tensor (origin may be negative) are the padding.
+template <class T, int R, int... D, class Pad = padding_t<padding_mode::zero>>
+CT_HD tile<T, shape<D...>> load_from(const in<T, R>& src, const coord<R>& origin, shape<D...>, Pad = {}) {
+  return backend::load_tile<T, shape<D...>, R>(src.data, src.g, origin, Pad::template value<T>());
 }
 
 // The same, laid out as tile x is: ct::load(src, index, shape, ct::pad::zero, ct::layout_of(x)).
