@@ -210,7 +210,7 @@ void check_softmax(const ct::device& dev, ct::index_t m, ct::index_t n) {
 }
 
 TEST_P(kernels, softmax_matches_f64) {
-  for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{1, 1}, {9, 1000}, {3, 1031}, {2, 8191}, {2, 8192},
+  for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{1, 1}, {9, 1000}, {3, 1031}, {9, 8191}, {5, 4099}, {2, 8192},
                                                                      {3, 8193}, {2, 30011},
                                                                      {2, 262144}, {3, 245761}, {1, 262147}}) {
     check_softmax<float>(dev(), m, n);

@@ -75,17 +75,16 @@ struct residual_norm_map : norm_occupancy<T, Kind, BM> {
   }
 };
 
-// Rows off 16 bytes (a contiguous x of 8191 bf16 columns: 7 rows in 8 start inside a 16-byte
-// block). Tiles on a row's own columns then straddle two aligned blocks with every chunk, which
-// held layer norm and rms norm to 0.47 and 0.66 of the copy ceiling at 32767 x 8191 bf16 on an
-// H100 (bench/results/2026-12-07-h100.md); a plain CUDA norm reading and writing each row's
-// aligned window ran at the ceiling there (bench/probes/ragged_norm_probe.cu). So row i is read
-// and written from the 16-byte boundary at or before it: a tile of BN columns from column -o
-// (every chunk but the first and last one aligned vector access), and the up to vec - 1
-// columns past that window in a one-chunk tile. Columns outside the row load as zero and are
-// not stored (ct::load_from, out::store_shifted); w and b load at the same columns. o is the
-// row's offset when x's first element is on 16 bytes (the launch's condition, for speed only:
-// any o in [0, vec) gives the same result).
+// Rows off 16 bytes (rows_by_window). Tiles on a row's own columns then straddle two aligned
+// blocks with every chunk, which held layer norm and rms norm to 0.47 and 0.66 of the copy
+// ceiling at 32767 x 8191 bf16 on an H100 (bench/results/2026-12-07-h100.md); a plain CUDA
+// norm reading and writing each row's aligned window ran at the ceiling there
+// (bench/probes/ragged_norm_probe.cu). So row i is read and written from the 16-byte boundary
+// at or before it: a tile of BN columns from column -o (window_offset; every chunk but the
+// first and last one aligned vector access), and the up to vec - 1 columns past that window in
+// a one-chunk tile. Columns outside the row load as padding and are not stored (ct::load_from,
+// out::store_shifted); w and b load at the same columns. (Any o in [0, vec) gives the same
+// result; the launch's conditions make it the aligned one.)
 template <class Kind, class T, int BN>
 struct window_pieces {
   static constexpr int V = vec<T>;
@@ -134,7 +133,7 @@ struct norm_window_map : norm_occupancy<T, Kind, 1> {
   CT_TILE void operator()(ct::out<T, ct::shape<1, BN>> y, ct::in<T, 2> x, ct::in<T, 1> w, ct::in<T, 1> b,
                           float eps) const {
     const index_t i = y.tile_index()[0];
-    const window_pieces<Kind, T, BN> p{i, i * x.stride(0) % vec<T>, x.extent(1)};
+    const window_pieces<Kind, T, BN> p{i, window_offset(x, i), x.extent(1)};
     const auto t = p.load(x, -p.o, ct::shape<1, BN>{});
     const auto e = p.load(x, BN - p.o, ct::shape<1, vec<T>>{});
     const auto [yt, ye] = p.normalize(t, e, w, b, eps);
@@ -149,7 +148,7 @@ struct residual_norm_window_map : norm_occupancy<T, Kind, 1> {
   CT_TILE void operator()(ct::out<T, ct::shape<1, BN>> y, ct::out<T, ct::shape<1, BN>> h, ct::in<T, 2> x,
                           ct::in<T, 2> r, ct::in<T, 1> w, ct::in<T, 1> b, float eps) const {
     const index_t i = y.tile_index()[0];
-    const window_pieces<Kind, T, BN> p{i, i * x.stride(0) % vec<T>, x.extent(1)};
+    const window_pieces<Kind, T, BN> p{i, window_offset(x, i), x.extent(1)};
     const auto add = [&](index_t at, auto s) { return ct::astype<T>(p.load(x, at, s) + p.load(r, at, s)); };
     const auto t = add(-p.o, ct::shape<1, BN>{});
     const auto e = add(BN - p.o, ct::shape<1, vec<T>>{});
@@ -160,15 +159,6 @@ struct residual_norm_window_map : norm_occupancy<T, Kind, 1> {
     y.store_shifted({0, BN - p.o}, ct::astype<T>(ye));
   }
 };
-
-// Whether rows of x (and the tensors beside it) take the window kernels: long rows off 16 bytes
-// in contiguous tensors whose first elements are on 16 bytes (so that each row's window starts
-// on a boundary).
-template <class T, class... U>
-bool norm_rows_by_window(const ct::tensor<T>& x, const U&... others) {
-  const auto flat_on_16 = [](const auto& t) { return t.contiguous() && rows_on_16_bytes(t.reshape({-1})); };
-  return x.extent(1) > 1024 && !rows_on_16_bytes(x) && flat_on_16(x) && (flat_on_16(others) && ...);
-}
 
 template <class T>
 void check_norm_args(const char* what, const ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<T>& w) {
@@ -189,7 +179,7 @@ ct::pending norm(const char* what, const ct::stream& s, ct::tensor<T>& y, const 
   if (b) require_extent(what, "b", *b, 0, x.extent(1));
   if (x.extent(1) <= 1024)
     return ct::launch(s, norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x, w, bias, eps);
-  if (norm_rows_by_window(x, y))
+  if (rows_by_window(x, y))
     return ct::launch(s, norm_window_map<T, Kind, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}), x, w,
                       bias, eps);
   return ct::launch(s, norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}), x, w, bias,
@@ -210,7 +200,7 @@ ct::pending residual_norm(const char* what, const ct::stream& s, ct::tensor<T>& 
     return ct::launch(s, residual_norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}),
                       h.partition(ct::shape<8, 1024>{}), x, r, w, bias, eps);
   }
-  if (norm_rows_by_window(x, y, h, r))
+  if (rows_by_window(x, y, h, r))
     return ct::launch(s, residual_norm_window_map<T, Kind, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}),
                       h.partition(ct::shape<1, max_norm_cols>{}), x, r, w, bias, eps);
   return ct::launch(s, residual_norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}),
