@@ -170,9 +170,11 @@ void check_reductions(const ct::device& dev, ct::index_t m, ct::index_t n) {
 TEST_P(kernels, reductions_match_f64) {
   // Tall shapes take the two-pass column reduction ({2000, 64}: with rows on 16 bytes, so the
   // GPU runs the aligned-rows build of its first pass); {3, 20001}, rows off 16-byte boundaries
-  // over more than eight row tiles (the four-tile loop and its remainder).
+  // over more than eight row tiles (the four-tile loop and its remainder). {3001, 130},
+  // {1000, 2051} and {257, 8191}: rows off 16 bytes in classes of one offset (the column
+  // windows), {257, 8191} with five-tile row windows.
   const std::vector<std::pair<ct::index_t, ct::index_t>> shapes = {
-      {1, 1}, {7, 13}, {3, 5000}, {2, 8193}, {1000, 3}, {3001, 130}, {2000, 64}, {3, 20001}};
+      {1, 1}, {7, 13}, {3, 5000}, {2, 8193}, {1000, 3}, {3001, 130}, {2000, 64}, {3, 20001}, {1000, 2051}, {257, 8191}};
   for (auto [m, n] : shapes) {
     check_reductions<float>(dev(), m, n);
     check_reductions<ct::f16>(dev(), m, n);

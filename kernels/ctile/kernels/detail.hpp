@@ -58,20 +58,6 @@ bool rows_on_16_bytes(const ct::tensor<T>& x) {
   return true;
 }
 
-// Long rows off 16 bytes (a contiguous bf16 x of 8191 columns: 7 rows in 8 start inside a
-// 16-byte block) are read and written from the 16-byte boundary at or before each row by the
-// norms' and softmax's window kernels (norm.hpp), given contiguous tensors whose first elements
-// are on 16 bytes: then row i's window starts window_offset(x, i) columns before it.
-template <class T, class... U>
-bool rows_by_window(const ct::tensor<T>& x, const U&... others) {
-  const auto flat_on_16 = [](const auto& t) { return t.contiguous() && rows_on_16_bytes(t.reshape({-1})); };
-  return x.rank() == 2 && x.extent(1) > 1024 && !rows_on_16_bytes(x) && flat_on_16(x) && (flat_on_16(others) && ...);
-}
-template <class T>
-CT_HD index_t window_offset(const ct::in<T, 2>& x, index_t row) {
-  return row * x.stride(0) % vec<T>;
-}
-
 // The math of a kernel that stores T: for bf16 and f16 results ct::approx (errors of a few f32
 // ulps, far below their rounding; tile/math.hpp), for f32 results the accurate functions.
 template <class T>

@@ -75,91 +75,6 @@ struct residual_norm_map : norm_occupancy<T, Kind, BM> {
   }
 };
 
-// Rows off 16 bytes (rows_by_window). Tiles on a row's own columns then straddle two aligned
-// blocks with every chunk, which held layer norm and rms norm to 0.47 and 0.66 of the copy
-// ceiling at 32767 x 8191 bf16 on an H100 (bench/results/2026-12-07-h100.md); a plain CUDA
-// norm reading and writing each row's aligned window ran at the ceiling there
-// (bench/probes/ragged_norm_probe.cu). So row i is read and written from the 16-byte boundary
-// at or before it: a tile of BN columns from column -o (window_offset; every chunk but the
-// first and last one aligned vector access), and the up to vec - 1 columns past that window in
-// a one-chunk tile. Columns outside the row load as padding and are not stored (ct::load_from,
-// out::store_shifted); w and b load at the same columns. (Any o in [0, vec) gives the same
-// result; the launch's conditions make it the aligned one.)
-template <class Kind, class T, int BN>
-struct window_pieces {
-  static constexpr int V = vec<T>;
-  index_t row, o, cols;
-
-  template <class U, int W>
-  CT_HD auto load(const ct::in<U, 2>& x, index_t at, ct::shape<1, W> s) const {
-    return ct::astype<float>(ct::load_from(x, {row, at}, s));
-  }
-  template <int W>
-  CT_HD auto vector(const ct::in<T, 1>& v, index_t at, ct::shape<1, W>) const {
-    return ct::astype<float>(ct::load_from(v, {at}, ct::shape<W>{}));
-  }
-  // t (columns -o ..) and e (columns BN - o ..) normalised, times w (plus b for layer norm).
-  template <class X, class E>
-  CT_HD auto normalize(const X& t, const E& e, const ct::in<T, 1>& w, const ct::in<T, 1>& b, float eps) const {
-    const float inv_cols = 1.0f / float(cols);
-    const auto wide = ct::shape<1, BN>{};
-    const auto narrow = ct::shape<1, V>{};
-    const auto row_sum = [](const auto& a) { return ct::sum(a, ct::axis<1>, ct::keepdims); };
-    if constexpr (std::is_same_v<Kind, rms_norm_t>) {
-      (void)b;
-      const auto scale = ct::rsqrt((row_sum(t * t) + row_sum(e * e)) * inv_cols + eps);
-      return std::pair{t * scale * vector(w, -o, wide), e * scale * vector(w, BN - o, narrow)};
-    } else {
-      const auto mean = (row_sum(t) + row_sum(e)) * inv_cols;
-      using I = std::conditional_t<sizeof(T) == 2, std::int16_t, std::int32_t>;
-      const auto inside = [&](const auto& a, index_t at) {
-        using A = std::remove_cvref_t<decltype(a)>;
-        constexpr int W = A::shape_type::dim(1);
-        const auto col = ct::arange<I, W>() + I(at);
-        return ct::where((col >= I(0)) & (col < I(cols)), a - mean, 0.0f);
-      };
-      const auto d = inside(t, -o);
-      const auto de = inside(e, BN - o);
-      const auto scale = ct::rsqrt((row_sum(d * d) + row_sum(de * de)) * inv_cols + eps);
-      return std::pair{d * scale * vector(w, -o, wide) + vector(b, -o, wide),
-                       de * scale * vector(w, BN - o, narrow) + vector(b, BN - o, narrow)};
-    }
-  }
-};
-
-template <class T, class Kind, int BN>
-struct norm_window_map : norm_occupancy<T, Kind, 1> {
-  static constexpr const char* name = "ct_kernels_norm_window";
-  CT_TILE void operator()(ct::out<T, ct::shape<1, BN>> y, ct::in<T, 2> x, ct::in<T, 1> w, ct::in<T, 1> b,
-                          float eps) const {
-    const index_t i = y.tile_index()[0];
-    const window_pieces<Kind, T, BN> p{i, window_offset(x, i), x.extent(1)};
-    const auto t = p.load(x, -p.o, ct::shape<1, BN>{});
-    const auto e = p.load(x, BN - p.o, ct::shape<1, vec<T>>{});
-    const auto [yt, ye] = p.normalize(t, e, w, b, eps);
-    y.store_shifted({0, -p.o}, ct::astype<T>(yt));
-    y.store_shifted({0, BN - p.o}, ct::astype<T>(ye));
-  }
-};
-
-template <class T, class Kind, int BN>
-struct residual_norm_window_map : norm_occupancy<T, Kind, 1> {
-  static constexpr const char* name = "ct_kernels_residual_norm_window";
-  CT_TILE void operator()(ct::out<T, ct::shape<1, BN>> y, ct::out<T, ct::shape<1, BN>> h, ct::in<T, 2> x,
-                          ct::in<T, 2> r, ct::in<T, 1> w, ct::in<T, 1> b, float eps) const {
-    const index_t i = y.tile_index()[0];
-    const window_pieces<Kind, T, BN> p{i, window_offset(x, i), x.extent(1)};
-    const auto add = [&](index_t at, auto s) { return ct::astype<T>(p.load(x, at, s) + p.load(r, at, s)); };
-    const auto t = add(-p.o, ct::shape<1, BN>{});
-    const auto e = add(BN - p.o, ct::shape<1, vec<T>>{});
-    h.store_shifted({0, -p.o}, t);
-    h.store_shifted({0, BN - p.o}, e);
-    const auto [yt, ye] = p.normalize(ct::astype<float>(t), ct::astype<float>(e), w, b, eps);
-    y.store_shifted({0, -p.o}, ct::astype<T>(yt));
-    y.store_shifted({0, BN - p.o}, ct::astype<T>(ye));
-  }
-};
-
 template <class T>
 void check_norm_args(const char* what, const ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<T>& w) {
   require_rank(what, "x", x, 2);
@@ -179,9 +94,6 @@ ct::pending norm(const char* what, const ct::stream& s, ct::tensor<T>& y, const 
   if (b) require_extent(what, "b", *b, 0, x.extent(1));
   if (x.extent(1) <= 1024)
     return ct::launch(s, norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x, w, bias, eps);
-  if (rows_by_window(x, y))
-    return ct::launch(s, norm_window_map<T, Kind, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}), x, w,
-                      bias, eps);
   return ct::launch(s, norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}), x, w, bias,
                     eps);
 }
@@ -200,9 +112,6 @@ ct::pending residual_norm(const char* what, const ct::stream& s, ct::tensor<T>& 
     return ct::launch(s, residual_norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}),
                       h.partition(ct::shape<8, 1024>{}), x, r, w, bias, eps);
   }
-  if (rows_by_window(x, y, h, r))
-    return ct::launch(s, residual_norm_window_map<T, Kind, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}),
-                      h.partition(ct::shape<1, max_norm_cols>{}), x, r, w, bias, eps);
   return ct::launch(s, residual_norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}),
                     h.partition(ct::shape<1, max_norm_cols>{}), x, r, w, bias, eps);
 }

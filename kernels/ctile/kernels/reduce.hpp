@@ -107,7 +107,7 @@ struct row_reduce_map : occupancy_hint<sizeof(T) == 2, 6> {
 // aligned build 2292, and 4096-element tiles spilled: 543; bench/results/2026-12-07-h100.md).
 // A plain CUDA kernel of this scheme reached 0.98 of the copy ceiling there: the rest is open.
 template <class T, int BN, class Op>
-struct row_reduce_window_map : occupancy_hint<sizeof(T) == 2, 6> {
+struct row_reduce_window_map : occupancy_hint<sizeof(T) == 2, 5> {
   static constexpr const char* name = "ct_kernels_row_reduce_window";
   static constexpr bool aligned_rows_build = true;
   CT_TILE void operator()(ct::out<T, ct::shape<1>> y, ct::in<T, 1> x, index_t n) const {
@@ -117,8 +117,20 @@ struct row_reduce_window_map : occupancy_hint<sizeof(T) == 2, 6> {
     const auto view = x.slice(0, first, hi).tiled(ct::shape<BN>{}, typename Op::pad{});
     const auto part = [&](index_t k) { return ct::astype<float>(view.load(k)); };
     const auto pad = ct::full<float>(ct::shape<BN>{}, Op::pad::template value<float>());
-    auto acc = ct::where(ct::arange<I, BN>() >= I(lo - first), part(0), pad);
+    const auto first_tile = [&](const auto& p0) { return ct::where(ct::arange<I, BN>() >= I(lo - first), p0, pad); };
     const index_t tiles = ct::num_tiles(view, 0);
+    if (tiles == 5) {
+      // Five tiles (a row of 4 * BN - vec + 1 .. 4 * BN columns from its window, 8191 among
+      // them): all five loads go out together, where the fifth, a few columns, would otherwise
+      // be waited for alone after the other four.
+      // Kept in 16 bits until each is combined (widened at once, they spilled in the aligned build).
+      const auto p0 = view.load(0), p1 = view.load(1), p2 = view.load(2), p3 = view.load(3), p4 = view.load(4);
+      const auto f = [](const auto& p) { return ct::astype<float>(p); };
+      const auto acc = Op::combine(Op::combine(Op::combine(first_tile(f(p0)), f(p1)), Op::combine(f(p2), f(p3))), f(p4));
+      y.store(ct::astype<T>(Op::template across<0>(acc)));
+      return;
+    }
+    auto acc = first_tile(part(0));
     if (tiles > 1) acc = Op::combine(acc, accumulate_by_fours<Op>([&](index_t k) { return part(k + 1); }, tiles - 1));
     y.store(ct::astype<T>(Op::template across<0>(acc)));
   }
@@ -158,6 +170,60 @@ struct col_reduce_map : col_reduce_occupancy<Tin, BM> {
   }
 };
 
+// Column reductions of a contiguous x whose rows start off 16 bytes (32767 x 8191 bf16: the
+// straddling loads of col_reduce_map ran at 0.69 of the copy ceiling on an H100). The rows of
+// one residue class of the row index mod vec start at one offset o from the 16-byte boundary
+// (i * cols mod vec), so the first pass takes the rows of a class only, reads each as aligned
+// tiles of x viewed flat from column -o (its window) and reduces them elementwise in window
+// columns. Block b is split s = b / col_tiles (class s / class_splits) of window column tile
+// b % col_tiles; its partial is row s of `partial` ([classes * class_splits, col_tiles * BN],
+// flat), which the second pass (col_combine_window_map) reads back from column o: the window
+// columns before o and past o + cols, which hold other rows' elements, are never read.
+template <class T, int BN, class Op>
+struct col_reduce_window_map : col_reduce_occupancy<T, 1> {
+  static constexpr const char* name = "ct_kernels_col_reduce_window";
+  static constexpr bool aligned_rows_build = true;
+  CT_TILE void operator()(ct::out<float, ct::shape<BN>> partial, ct::in<T, 1> x, index_t rows, index_t cols,
+                          index_t col_tiles, index_t class_splits, index_t rows_per_split) const {
+    constexpr int V = vec<T>;
+    const index_t b = partial.tile_index()[0], s = b / col_tiles, j = b % col_tiles;
+    const index_t r = s / class_splits, o = r * cols % V;
+    const index_t class_rows = (rows - r + V - 1) / V;  // rows r, r + V, ...
+    const index_t first = s % class_splits * rows_per_split;
+    const index_t n = std::min(first + rows_per_split, class_rows) - first;
+    const auto part = [&](index_t k, auto width) {
+      const index_t row = n > 0 ? r + V * (first + k) : rows;  // an empty split reads padding
+      return ct::astype<float>(ct::load_from(x, {row * cols + j * BN - o}, width, typename Op::pad{}));
+    };
+    // The last window tile holds the up to vec - 1 columns past the rest (8191 bf16: 5 of 2048
+    // columns): it reads a narrow tile, not the next rows' elements.
+    constexpr int narrow = 256;
+    if (cols + V - 1 - j * BN <= narrow) {
+      const auto narrow_part = [&](index_t k) { return part(k, ct::shape<narrow>{}); };
+      partial.store_shifted({0}, accumulate_by_fours<Op>(narrow_part, n > 0 ? n : 1));
+      return;
+    }
+    partial.store(accumulate_by_fours<Op>([&](index_t k) { return part(k, ct::shape<BN>{}); }, n > 0 ? n : 1));
+  }
+};
+
+// y[c] = the partials of every class at window column c + o (that class's offset).
+template <class T, int BM, int BN, class Op>
+struct col_combine_window_map {
+  static constexpr const char* name = "ct_kernels_col_combine_window";
+  CT_TILE void operator()(ct::out<T, ct::shape<1, BN>> y, ct::in<float, 2> partial, index_t cols,
+                          index_t class_splits) const {
+    constexpr int V = vec<T>;
+    const index_t j = y.tile_index()[1], tiles = (class_splits + BM - 1) / BM;
+    const auto part = [&](index_t k) {
+      const index_t r = k / tiles, o = r * cols % V;
+      const auto class_partials = partial.slice(0, r * class_splits, (r + 1) * class_splits);
+      return ct::load_from(class_partials, {k % tiles * BM, j * BN + o}, ct::shape<BM, BN>{}, typename Op::pad{});
+    };
+    y.store(ct::astype<T>(Op::template across<0>(accumulate_by_eights<Op>(part, V * tiles))));
+  }
+};
+
 template <class Op, class T>
 ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
   require_rank(what, "x", x, 2);
@@ -194,6 +260,21 @@ ct::pending col_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   // H200's 132 SMs: 1767 GB/s with 512 blocks, 2056 with 792, at 32767 x 8191 bf16). The CPU
   // backend splits as those GPUs do.
   const index_t sms = s.dev().is_cpu() ? 132 : s.dev().multiprocessors();
+  constexpr int V = vec<T>;
+  if (!rows_on_16_bytes(x) && x.contiguous() && rows_on_16_bytes(x.reshape({-1})) && rows >= 16 * V) {
+    // About 512 blocks, as for aligned rows.
+    const index_t window_tiles = (cols + V - 1 + BN - 1) / BN, class_rows = (rows + V - 1) / V;
+    const index_t class_splits =
+        std::clamp<index_t>(512 / (window_tiles * V), 1, std::max<index_t>(1, class_rows / 16));
+    const index_t rows_per_split = (class_rows + class_splits - 1) / class_splits;
+    auto partial = ct::empty<float>({V * class_splits, window_tiles * BN}, x.dev());
+    auto flat = partial.reshape({-1});
+    (void)ct::launch(s, col_reduce_window_map<T, BN, Op>{}, flat.partition(ct::shape<BN>{}), x.reshape({-1}), rows,
+                     cols, window_tiles, class_splits, rows_per_split);
+    auto y2 = y.reshape({1, cols});
+    return ct::launch(s, col_combine_window_map<T, 32, 32, Op>{}, y2.partition(ct::shape<1, 32>{}), partial, cols,
+                      class_splits);
+  }
   const index_t want_blocks = rows_on_16_bytes(x) ? 512 : col_reduce_blocks_per_sm * sms;
   const index_t want_splits = std::clamp<index_t>(want_blocks / col_tiles, 1, std::max<index_t>(1, rows / 16));
   const index_t rows_per_split = (rows + want_splits - 1) / want_splits;

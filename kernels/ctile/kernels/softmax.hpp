@@ -1,7 +1,6 @@
 // Softmax over the last axis of a 2-D tensor, in f32 (exponentials approximate for 16-bit T:
 // detail::exp_for), stored as T.
-// Rows up to 8192 columns live in one tile: one read, one write (rows off 16 bytes from the
-// 16-byte boundary before them: softmax_window_map). Rows up to 256K columns are
+// Rows up to 8192 columns live in one tile: one read, one write. Rows up to 256K columns are
 // split over a group of up to 16 tile blocks (ct::block_group: a thread-block cluster on a
 // Hopper GPU), each holding 16K columns in registers; the group combines the row's max and sum
 // across its blocks, so the row is still read once (on the CPU backend only: see softmax()
@@ -23,25 +22,6 @@ struct softmax_tile_map {
     const auto t = ct::astype<float>(x.load_like(y, ct::pad::neg_inf));
     const auto e = exp_for<T>(t - ct::max(t, ct::axis<1>, ct::keepdims));
     y.store(ct::astype<T>(e * (1.0f / ct::sum(e, ct::axis<1>, ct::keepdims))));
-  }
-};
-
-// Rows off 16 bytes (rows_by_window), read and written from the 16-byte boundary at or before
-// each row, as the norms' window kernel does (norm.hpp): a tile of BN columns from column -o and
-// the columns past it in a one-chunk tile.
-template <class T, int BN>
-struct softmax_window_map {
-  static constexpr const char* name = "ct_kernels_softmax_window";
-  CT_TILE void operator()(ct::out<T, ct::shape<1, BN>> y, ct::in<T, 2> x) const {
-    const index_t i = y.tile_index()[0], o = window_offset(x, i);
-    const auto t = ct::astype<float>(ct::load_from(x, {i, -o}, ct::shape<1, BN>{}, ct::pad::neg_inf));
-    const auto e = ct::astype<float>(ct::load_from(x, {i, BN - o}, ct::shape<1, vec<T>>{}, ct::pad::neg_inf));
-    const auto m = ct::maximum(ct::max(t, ct::axis<1>, ct::keepdims), ct::max(e, ct::axis<1>, ct::keepdims));
-    const auto et = exp_for<T>(t - m);
-    const auto ee = exp_for<T>(e - m);
-    const auto inv = 1.0f / (ct::sum(et, ct::axis<1>, ct::keepdims) + ct::sum(ee, ct::axis<1>, ct::keepdims));
-    y.store_shifted({0, -o}, ct::astype<T>(et * inv));
-    y.store_shifted({0, BN - o}, ct::astype<T>(ee * inv));
   }
 };
 
@@ -115,8 +95,6 @@ ct::pending softmax(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& 
   detail::require(cols <= detail::max_row, detail::what("softmax", std::to_string(cols) + " columns is more than the " +
                                                                        std::to_string(detail::max_row) + " supported"));
   if (cols <= 1024) return ct::launch(s, detail::softmax_tile_map<T, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x);
-  if (cols <= 8192 && detail::rows_by_window(x, y))
-    return ct::launch(s, detail::softmax_window_map<T, 8192>{}, y.partition(ct::shape<1, 8192>{}), x);
   if (cols <= 8192) return ct::launch(s, detail::softmax_tile_map<T, 1, 8192>{}, y.partition(ct::shape<1, 8192>{}), x);
   // A group of blocks per row reads it once (the online kernel reads it twice). GPUs keep the
   // online kernel: taken where ct::block_groups_run says groups run, the group kernel was
