@@ -174,7 +174,8 @@ TEST_P(kernels, reductions_match_f64) {
   // {1000, 2051} and {257, 8191}: rows off 16 bytes in classes of one offset (the column
   // windows), {257, 8191} with five-tile row windows.
   const std::vector<std::pair<ct::index_t, ct::index_t>> shapes = {
-      {1, 1}, {7, 13}, {3, 5000}, {2, 8193}, {1000, 3}, {3001, 130}, {2000, 64}, {3, 20001}, {1000, 2051}, {257, 8191}};
+      {1, 1},   {7, 13},    {3, 5000},  {2, 8193},    {1000, 3},
+      {3001, 130}, {2000, 64}, {3, 20001}, {1000, 2051}, {257, 8191}};
   for (auto [m, n] : shapes) {
     check_reductions<float>(dev(), m, n);
     check_reductions<ct::f16>(dev(), m, n);
@@ -212,7 +213,8 @@ void check_softmax(const ct::device& dev, ct::index_t m, ct::index_t n) {
 }
 
 TEST_P(kernels, softmax_matches_f64) {
-  for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{1, 1}, {9, 1000}, {3, 1031}, {9, 8191}, {5, 4099}, {2, 8192},
+  for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{1, 1}, {9, 1000}, {3, 1031}, {9, 8191},
+                                                                     {5, 4099}, {2, 8192},
                                                                      {3, 8193}, {2, 30011},
                                                                      {2, 262144}, {3, 245761}, {1, 262147}}) {
     check_softmax<float>(dev(), m, n);

@@ -7,9 +7,9 @@
 // ct::store through a ct::unsafe::global to another block's tile (with an explicit grid), with
 // ct::assume_divisible_by and the grid-dependency controls in the same kernel, copies of rows
 // that start off a 16-byte boundary at every offset, loads laid out as another tile
-// (ct::layout_of), and windows off the tile grid (ct::load_from, out::store_shifted). Outputs are poisoned, and a margin around
-// each destination view must stay poisoned; results must match bit for bit (the sign of zero
-// included).
+// (ct::layout_of), and windows off the tile grid (ct::load_from, out::store_shifted). Outputs
+// are poisoned, and a margin around each destination view must stay poisoned; results must
+// match bit for bit (the sign of zero included).
 #include "ops/ops_util.hpp"
 
 namespace {
@@ -329,8 +329,9 @@ void check_shifted_windows(const ct::device& dev, const ct::extents_t& extents, 
 }
 
 TEST_P(memory_ops, windows_off_the_tile_grid) {
-  // A row of 8191 bf16 read from the 16-byte boundary before it (the norms' windows) and past it.
-  for (ct::index_t shift : {-7, -1, 0, 5}) check_shifted_windows<ct::bf16, ct::shape<1, 8192>>(dev(), {9, 8191}, 0, shift);
+  // A row of 8191 bf16 read from the 16-byte boundary before it, and from past its start.
+  for (ct::index_t shift : {-7, -1, 0, 5})
+    check_shifted_windows<ct::bf16, ct::shape<1, 8192>>(dev(), {9, 8191}, 0, shift);
   check_shifted_windows<float, ct::shape<4, 256>>(dev(), {9, 1000}, -1, 3);
   check_shifted_windows<float, ct::shape<4, 256>>(dev(), {9, 1000}, 2, -300);  // past the tile: nothing stored
   check_shifted_windows<std::int32_t, ct::shape<1, 8>>(dev(), {3, 37}, 0, -2);

@@ -117,16 +117,19 @@ struct row_reduce_window_map : occupancy_hint<sizeof(T) == 2, 5> {
     const auto view = x.slice(0, first, hi).tiled(ct::shape<BN>{}, typename Op::pad{});
     const auto part = [&](index_t k) { return ct::astype<float>(view.load(k)); };
     const auto pad = ct::full<float>(ct::shape<BN>{}, Op::pad::template value<float>());
-    const auto first_tile = [&](const auto& p0) { return ct::where(ct::arange<I, BN>() >= I(lo - first), p0, pad); };
+    const auto first_tile = [&](const auto& p0) {  // the previous row's elements masked
+      return ct::where(ct::arange<I, BN>() >= I(lo - first), p0, pad);
+    };
     const index_t tiles = ct::num_tiles(view, 0);
     if (tiles == 5) {
       // Five tiles (a row of 4 * BN - vec + 1 .. 4 * BN columns from its window, 8191 among
       // them): all five loads go out together, where the fifth, a few columns, would otherwise
-      // be waited for alone after the other four.
-      // Kept in 16 bits until each is combined (widened at once, they spilled in the aligned build).
+      // be waited for alone after the other four (2623 -> 2660 GB/s for row_sum at 32767 x 8191
+      // bf16 with five blocks an SM, 2637 with six; bench/results/2026-12-07-h100-b.md).
       const auto p0 = view.load(0), p1 = view.load(1), p2 = view.load(2), p3 = view.load(3), p4 = view.load(4);
       const auto f = [](const auto& p) { return ct::astype<float>(p); };
-      const auto acc = Op::combine(Op::combine(Op::combine(first_tile(f(p0)), f(p1)), Op::combine(f(p2), f(p3))), f(p4));
+      const auto front = Op::combine(Op::combine(first_tile(f(p0)), f(p1)), Op::combine(f(p2), f(p3)));
+      const auto acc = Op::combine(front, f(p4));
       y.store(ct::astype<T>(Op::template across<0>(acc)));
       return;
     }
@@ -175,18 +178,20 @@ struct col_reduce_map : col_reduce_occupancy<Tin, BM> {
 // one residue class of the row index mod vec start at one offset o from the 16-byte boundary
 // (i * cols mod vec), so the first pass takes the rows of a class only, reads each as aligned
 // tiles of x viewed flat from column -o (its window) and reduces them elementwise in window
-// columns. Block b is split s = b / col_tiles (class s / class_splits) of window column tile
-// b % col_tiles; its partial is row s of `partial` ([classes * class_splits, col_tiles * BN],
-// flat), which the second pass (col_combine_window_map) reads back from column o: the window
-// columns before o and past o + cols, which hold other rows' elements, are never read.
+// columns. Block b is split s = b / window_tiles (class s / class_splits) of window column
+// tile b % window_tiles; its partial is row s of `partial` ([classes * class_splits,
+// window_tiles * BN], flat), which the second pass (col_combine_window_map) reads back from
+// column o: the window columns before o and past o + cols, which hold other rows' elements, are
+// never read. 0.69 -> 0.84 of the copy ceiling at 32767 x 8191 bf16 on an H100, faster than
+// torch.compile there (bench/results/2026-12-07-h100-b.md).
 template <class T, int BN, class Op>
 struct col_reduce_window_map : col_reduce_occupancy<T, 1> {
   static constexpr const char* name = "ct_kernels_col_reduce_window";
   static constexpr bool aligned_rows_build = true;
   CT_TILE void operator()(ct::out<float, ct::shape<BN>> partial, ct::in<T, 1> x, index_t rows, index_t cols,
-                          index_t col_tiles, index_t class_splits, index_t rows_per_split) const {
+                          index_t window_tiles, index_t class_splits, index_t rows_per_split) const {
     constexpr int V = vec<T>;
-    const index_t b = partial.tile_index()[0], s = b / col_tiles, j = b % col_tiles;
+    const index_t b = partial.tile_index()[0], s = b / window_tiles, j = b % window_tiles;
     const index_t r = s / class_splits, o = r * cols % V;
     const index_t class_rows = (rows - r + V - 1) / V;  // rows r, r + V, ...
     const index_t first = s % class_splits * rows_per_split;
@@ -196,7 +201,8 @@ struct col_reduce_window_map : col_reduce_occupancy<T, 1> {
     // measured slower (1671 against 2499 GB/s at 32767 x 8191 bf16, H100).
     const auto part = [&](index_t k) {
       const index_t row = n > 0 ? r + V * (first + k) : rows;  // an empty split reads padding
-      return ct::astype<float>(ct::load_from(x, {row * cols + j * BN - o}, ct::shape<BN>{}, typename Op::pad{}));
+      const index_t at = row * cols + j * BN - o;
+      return ct::astype<float>(ct::load_from(x, {at}, ct::shape<BN>{}, typename Op::pad{}));
     };
     partial.store(accumulate_by_fours<Op>(part, n > 0 ? n : 1));
   }
@@ -213,7 +219,8 @@ struct col_combine_window_map {
     const auto part = [&](index_t k) {
       const index_t r = k / tiles, o = r * cols % V;
       const auto class_partials = partial.slice(0, r * class_splits, (r + 1) * class_splits);
-      return ct::load_from(class_partials, {k % tiles * BM, j * BN + o}, ct::shape<BM, BN>{}, typename Op::pad{});
+      return ct::load_from(class_partials, {k % tiles * BM, j * BN + o}, ct::shape<BM, BN>{},
+                           typename Op::pad{});
     };
     y.store(ct::astype<T>(Op::template across<0>(accumulate_by_eights<Op>(part, V * tiles))));
   }
