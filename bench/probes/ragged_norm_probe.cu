@@ -9,6 +9,9 @@
 //             element (backend/warp_rows.hpp's scheme)
 //   window:   the row's aligned window (x and y share the offset): aligned loads and stores,
 //             only the edge blocks element by element, w shifted by shuffles (the upper bound)
+// Known defects, left as measured (bench/results/2026-12-07-h100-b.md): at 8191 columns the
+// window variant covers 1024 chunks where a row off the boundary needs 1025, and the warps
+// variant's results are wrong too (its maxerr says so); only their speeds were used.
 // Not built by CMake; results: bench/results/. Build and run on a GPU machine:
 //   nvcc -O3 -arch=sm_90a -std=c++20 bench/probes/ragged_norm_probe.cu -o ragged_norm_probe && ./ragged_norm_probe
 #include <cuda_bf16.h>
