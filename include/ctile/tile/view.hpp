@@ -385,20 +385,21 @@ CT_HD void load(const out<T, S>&, const A&...) {
                 "pass the tensor as a ct::in parameter too");
 }
 
-template <class T, int R, int... D, class Pad = padding_t<padding_mode::zero>>
-CT_HD tile<T, shape<D...>> load(const in<T, R>& src, const coord<R>& index, shape<D...> s, Pad p = {}) {
-  const auto view = src.tiled(s, p);
-  coord<R> origin;
-  for (int i = 0; i < R; ++i) origin[i] = index[i] * shape<D...>::dim(i);
-  return backend::load_tile<T, shape<D...>, R>(src.data, view.g, origin, Pad::template value<T>());
-}
-
 // The tile of shape D whose element (0, ...) sits at element coordinate `origin` of src: a
 // window anywhere, not only on the grid of D (ct::load's index counts tiles). Elements outside
 // the tensor (origin may be negative) are the padding.
 template <class T, int R, int... D, class Pad = padding_t<padding_mode::zero>>
 CT_HD tile<T, shape<D...>> load_from(const in<T, R>& src, const coord<R>& origin, shape<D...>, Pad = {}) {
+  static_assert(check_tile_shape<D...>());
   return backend::load_tile<T, shape<D...>, R>(src.data, src.g, origin, Pad::template value<T>());
+}
+
+// The tile of shape D at tile index `index` (its element (0, ...) at index * D).
+template <class T, int R, int... D, class Pad = padding_t<padding_mode::zero>>
+CT_HD tile<T, shape<D...>> load(const in<T, R>& src, const coord<R>& index, shape<D...> s, Pad p = {}) {
+  coord<R> origin;
+  for (int i = 0; i < R; ++i) origin[i] = index[i] * shape<D...>::dim(i);
+  return load_from(src, origin, s, p);
 }
 
 // The same, laid out as tile x is: ct::load(src, index, shape, ct::pad::zero, ct::layout_of(x)).

@@ -126,10 +126,8 @@ struct row_reduce_window_map : occupancy_hint<sizeof(T) == 2, 5> {
       // them): all five loads go out together, where the fifth, a few columns, would otherwise
       // be waited for alone after the other four (2623 -> 2660 GB/s for row_sum at 32767 x 8191
       // bf16 with five blocks an SM, 2637 with six; bench/results/2026-12-07-h100-b.md).
-      const auto p0 = view.load(0), p1 = view.load(1), p2 = view.load(2), p3 = view.load(3), p4 = view.load(4);
-      const auto f = [](const auto& p) { return ct::astype<float>(p); };
-      const auto front = Op::combine(Op::combine(first_tile(f(p0)), f(p1)), Op::combine(f(p2), f(p3)));
-      const auto acc = Op::combine(front, f(p4));
+      const auto p0 = part(0), p1 = part(1), p2 = part(2), p3 = part(3), p4 = part(4);
+      const auto acc = Op::combine(Op::combine(Op::combine(first_tile(p0), p1), Op::combine(p2, p3)), p4);
       y.store(ct::astype<T>(Op::template across<0>(acc)));
       return;
     }
@@ -226,13 +224,20 @@ struct col_combine_window_map {
   }
 };
 
+// Whether x's rows start off 16 bytes while x, contiguous, starts on them: then each row can be
+// read as a window from the 16-byte boundary at or before it (the *_window_map kernels).
+template <class T>
+bool rows_by_window(const ct::tensor<T>& x) {
+  return !rows_on_16_bytes(x) && x.contiguous() && rows_on_16_bytes(x.reshape({-1}));
+}
+
 template <class Op, class T>
 ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
   require_rank(what, "x", x, 2);
   require_rank(what, "y", y, 1);
   require_extent(what, "y", y, 0, x.extent(0));
   require(x.extent(1) > 0, kernels::detail::what(what, "x has no columns to reduce"));
-  if (!rows_on_16_bytes(x) && x.contiguous() && rows_on_16_bytes(x.reshape({-1})))
+  if (rows_by_window(x))
     return ct::launch(s, row_reduce_window_map<T, 256 * vec<T>, Op>{}, y.partition(ct::shape<1>{}),
                       x.reshape({-1}), x.extent(1));
   auto y2 = y.reshape({y.extent(0), 1});
@@ -253,17 +258,8 @@ ct::pending col_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
   // 32768 x 8192 bf16 on an H100 (copy 2978), both without the aligned build.
   constexpr int BN = 256 * vec<T>;
   const index_t rows = x.extent(0), cols = x.extent(1);
-  const index_t col_tiles = (cols + BN - 1) / BN;
-  // About 512 blocks for aligned rows, each split at least 16 rows tall: fewer, longer blocks
-  // measured best (512: 2706 GB/s, 1024: 2612; 2048 lost more), and the partials stay a small
-  // fraction of the traffic (128 x 8192 f32 against 32768 x 8192 bf16). Rows off the boundary
-  // wait on each tile's loads before the next tile's go out (backend/memory.hpp), so they need
-  // every block an SM holds: a wave of col_reduce_blocks_per_sm (six; 792 on an H100's or
-  // H200's 132 SMs: 1767 GB/s with 512 blocks, 2056 with 792, at 32767 x 8191 bf16). The CPU
-  // backend splits as those GPUs do.
-  const index_t sms = s.dev().is_cpu() ? 132 : s.dev().multiprocessors();
   constexpr int V = vec<T>;
-  if (!rows_on_16_bytes(x) && x.contiguous() && rows_on_16_bytes(x.reshape({-1})) && rows >= 16 * V) {
+  if (rows_by_window(x) && rows >= 16 * V) {
     // About 512 blocks, as for aligned rows.
     const index_t window_tiles = (cols + V - 1 + BN - 1) / BN, class_rows = (rows + V - 1) / V;
     const index_t class_splits =
@@ -277,6 +273,15 @@ ct::pending col_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, 
     return ct::launch(s, col_combine_window_map<T, 32, 32, Op>{}, y2.partition(ct::shape<1, 32>{}), partial, cols,
                       class_splits);
   }
+  const index_t col_tiles = (cols + BN - 1) / BN;
+  // About 512 blocks for aligned rows, each split at least 16 rows tall: fewer, longer blocks
+  // measured best (512: 2706 GB/s, 1024: 2612; 2048 lost more), and the partials stay a small
+  // fraction of the traffic (128 x 8192 f32 against 32768 x 8192 bf16). Rows off the boundary
+  // wait on each tile's loads before the next tile's go out (backend/memory.hpp), so they need
+  // every block an SM holds: a wave of col_reduce_blocks_per_sm (six; 792 on an H100's or
+  // H200's 132 SMs: 1767 GB/s with 512 blocks, 2056 with 792, at 32767 x 8191 bf16). The CPU
+  // backend splits as those GPUs do.
+  const index_t sms = s.dev().is_cpu() ? 132 : s.dev().multiprocessors();
   const index_t want_blocks = rows_on_16_bytes(x) ? 512 : col_reduce_blocks_per_sm * sms;
   const index_t want_splits = std::clamp<index_t>(want_blocks / col_tiles, 1, std::max<index_t>(1, rows / 16));
   const index_t rows_per_split = (rows + want_splits - 1) / want_splits;
