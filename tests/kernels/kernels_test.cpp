@@ -223,10 +223,26 @@ TEST_P(kernels, softmax_matches_f64) {
   }
 }
 
+// x random, or with `spikes` its first and last column 40 times larger: a kernel that drops or
+// repeats a row's edge element (a window's first or last chunk) then misses by far more than
+// the tolerance, where one ordinary element of 8191 would not show.
 template <class T>
-void check_norms(const ct::device& dev, ct::index_t m, ct::index_t n) {
-  SCOPED_TRACE(name_of<T>(m, n));
-  const auto x = random<T>({m, n}, dev, 2.0), r = random<T>({m, n}, dev), w = random<T>({n}, dev),
+ct::tensor<T> norm_input(const ct::device& dev, ct::index_t m, ct::index_t n, bool spikes) {
+  auto x = random<T>({m, n}, dev, 2.0);
+  if (!spikes) return x;
+  const auto h = host_f64(x);
+  std::vector<T> values(h.size());
+  for (std::size_t k = 0; k < h.size(); ++k) {
+    const ct::index_t j = ct::index_t(k) % n;
+    values[k] = ct::convert<T>(j == 0 || j == n - 1 ? 40.0 * (h[k] < 0 ? -2.0 : 2.0) + h[k] : h[k]);
+  }
+  return ct::from_host(values, {m, n}, dev);
+}
+
+template <class T>
+void check_norms(const ct::device& dev, ct::index_t m, ct::index_t n, bool spikes = false) {
+  SCOPED_TRACE(name_of<T>(m, n) + (spikes ? " with spikes at the row edges" : ""));
+  const auto x = norm_input<T>(dev, m, n, spikes), r = random<T>({m, n}, dev), w = random<T>({n}, dev),
              b = random<T>({n}, dev);
   const auto hx = host_f64(x), hr = host_f64(r), hw = host_f64(w), hb = host_f64(b);
   const ct::stream s = ct::default_stream(dev);
@@ -271,6 +287,40 @@ TEST_P(kernels, norms_match_f64) {
     check_norms<ct::f16>(dev(), m, n);
     check_norms<ct::bf16>(dev(), m, n);
   }
+  for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{9, 8191}, {9, 4099}}) {
+    check_norms<float>(dev(), m, n, /*spikes=*/true);
+    check_norms<ct::bf16>(dev(), m, n, /*spikes=*/true);
+  }
+}
+
+// Contiguous rows off 16 bytes (8191 bf16 columns) take the window kernels, which read and
+// write each row from the 16-byte boundary before it; rows on 16 bytes, and rows off them in a
+// view that does not start on 16 bytes, take the tile kernels. (The checks above pass either
+// way: this is what says the windows run.)
+TEST_P(kernels, contiguous_rows_off_16_bytes_take_the_window_kernels) {
+  const ct::stream s = ct::default_stream(dev());
+  const auto launched = [](ct::pending p) {
+    const std::string name = p.kernel();
+    p.wait();
+    return name;
+  };
+  for (ct::index_t n : {8191, 8192}) {
+    SCOPED_TRACE(n);
+    const bool window = n % 8 != 0;
+    const auto x = random<ct::bf16>({9, n}, dev()), w = random<ct::bf16>({n}, dev());
+    auto y = poisoned<ct::bf16>({9, n}, dev()), h = poisoned<ct::bf16>({9, n}, dev());
+    auto rows = poisoned<ct::bf16>({9}, dev());
+    EXPECT_EQ(launched(kn::layernorm(s, y, x, w, w)), window ? "ct_kernels_norm_window" : "ct_kernels_norm");
+    EXPECT_EQ(launched(kn::rmsnorm(s, y, x, w)), window ? "ct_kernels_norm_window" : "ct_kernels_norm");
+    EXPECT_EQ(launched(kn::rmsnorm_residual(s, y, h, x, x, w)),
+              window ? "ct_kernels_residual_norm_window" : "ct_kernels_residual_norm");
+    EXPECT_EQ(launched(kn::softmax(s, y, x)), window ? "ct_kernels_softmax_window" : "ct_kernels_softmax");
+    EXPECT_EQ(launched(kn::row_sum(s, rows, x)), window ? "ct_kernels_row_reduce_window" : "ct_kernels_row_reduce");
+  }
+  const auto buffer = random<ct::bf16>({9 * 8191 + 1}, dev());
+  const auto offset = buffer.slice(0, 1, 9 * 8191 + 1).reshape({9, 8191});
+  auto y = poisoned<ct::bf16>({9, 8191}, dev());
+  EXPECT_EQ(launched(kn::softmax(s, y, offset)), "ct_kernels_softmax");
 }
 
 // Rows whose mean is far from zero relative to their spread keep layer norm's precision (a

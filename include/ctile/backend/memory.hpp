@@ -128,7 +128,8 @@ CT_HD bool whole_and_contiguous(const global_view<R>& g, const coord<R>& origin)
 
 // Whether, besides, every chunk is aligned (the tile's first element at `first`): then the tile
 // moves with one vector access a chunk and no test per chunk. Chunks start at multiples of V
-// along the last axis, so aligned rows suffice. (It repeats whole_and_contiguous's tests in its
+// along the last axis, so aligned rows suffice, and a tile one row tall needs only its own row
+// aligned (a row of x read or written from the 16-byte boundary before it: out::store_shifted). (It repeats whole_and_contiguous's tests in its
 // own loop: calling it changed the code nvcc made for the kernels measured and sanitized on the
 // H200, 2026-12-04.)
 template <class S, int V, bool Checked, class T, int R>
@@ -139,7 +140,7 @@ CT_HD bool whole_and_aligned(const T* first, const global_view<R>& g, const coor
   CT_UNROLL
   for (int i = 0; i < R; ++i) {
     if (Checked) ok = ok && origin[i] >= 0 && origin[i] + S::dim(i) <= g.extent[i];
-    if (i < R - 1) ok = ok && g.stride[i] % V == 0;
+    if (i < R - 1 && S::dim(i) > 1) ok = ok && g.stride[i] % V == 0;
   }
   return ok;
 }
@@ -201,7 +202,10 @@ CT_HD void load_elements(T* dst, const T* src, const chunk_place<R>& p, index_t 
 
 // Loads the tile of shape S whose element (0, ..., 0) sits at `origin` in the tensor. Unchecked
 // (the caller promises the whole tile is inside) skips the bounds tests, not the alignment test.
-template <class T, class S, int R, bool Checked = true>
+// Without Straddle the code for chunks off a 16-byte boundary is left out (they load element by
+// element): for windows that start on the boundary (ct::aligned_window), where that code only
+// costs registers (a row window of softmax: 130 registers with it, 95 without).
+template <class T, class S, int R, bool Checked = true, bool Straddle = true>
 CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R>& origin, T pad) {
   using out = tile<T, S>;
   using P = typename out::layout_type;
@@ -215,7 +219,7 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
     if constexpr (config::load_index_here) return slot_coord<S, P>(t, s);
     else return out::coord_of(s);
   };
-  if constexpr (config::straddle_rows && bytes == 16) {
+  if constexpr (config::straddle_rows && Straddle && bytes == 16) {
     // Every path fills packed 16-byte chunks; the tile is made of them once, after the paths
     // meet. (Unpacked on each path, the elements were waited for before the paths met, which
     // kept the next tile's loads from being issued: row_sum 0.68x, bench/results/2026-12-04-straddle.md.)
@@ -285,8 +289,8 @@ CT_HD tile<T, S> load_tile(const T* base, const global_view<R>& g, const coord<R
 }
 
 // Stores x (natural layout) as the tile at `origin`; elements outside the tensor are dropped
-// (unless unchecked: then the caller promises there are none).
-template <class T, class S, int R, bool Checked = true>
+// (unless unchecked: then the caller promises there are none). Straddle as for load_tile.
+template <class T, class S, int R, bool Checked = true, bool Straddle = true>
 CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S>& x) {
   using in = tile<T, S>;
   using P = typename in::layout_type;
@@ -298,7 +302,7 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
   const int t = thread_index_here();
   const auto canonical = [t](int s) { return slot_canonical<S, P>(t, s); };
   const auto coord_of = [t](int s) { return slot_coord<S, P>(t, s); };
-  if constexpr (config::straddle_rows) {
+  if constexpr (config::straddle_rows && Straddle) {
     T* first = base + detail::offset_of(g, origin);
     if (detail::whole_and_aligned<S, V, Checked>(first, g, origin)) {
       CT_UNROLL
@@ -331,7 +335,7 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
         detail::store_vector<bytes>(dst, &x.v[k * V]);
         continue;
       }
-      if constexpr (config::straddle_rows && bytes == 16) {
+      if constexpr (config::straddle_rows && Straddle && bytes == 16) {
         detail::store_straddling<int(alignof(T))>(dst, &x.v[k * V]);
         continue;
       }
@@ -342,7 +346,7 @@ CT_HD void store_tile(T* base, const global_view<R>& g, const coord<R>& origin, 
       if (!Checked || (p.row_inside && j >= 0 && j < n_last)) dst[v * s_last] = x.v[k * V + v];
     }
   }
-  if constexpr (config::straddle_rows && bytes == 16) detail::reconverge();
+  if constexpr (config::straddle_rows && Straddle && bytes == 16) detail::reconverge();
 }
 
 // Whether tile layout P of shape S deals chunks of several 16-byte pieces: an f32 tile in the
@@ -471,10 +475,10 @@ CT_HD tile<T, S, P> load_laid_out(const T* base, const global_view<R>& g, const 
 // Stores x (any layout) as the tile at `origin`: in its own layout where that has wide_chunks
 // (bounds-checked even when not Checked), else moved into the natural layout (free when it is in
 // it already).
-template <class T, class S, int R, bool Checked = true, class P>
+template <class T, class S, int R, bool Checked = true, bool Straddle = true, class P>
 CT_HD void store_laid_out(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S, P>& x) {
   if constexpr (wide_chunks<T, S, P>()) store_wide_tile(base, g, origin, x);
-  else store_tile<T, S, R, Checked>(base, g, origin, relayout<natural_layout<T, S>>(x));
+  else store_tile<T, S, R, Checked, Straddle>(base, g, origin, relayout<natural_layout<T, S>>(x));
 }
 
 }  // namespace ct::backend

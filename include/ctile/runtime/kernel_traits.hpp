@@ -82,8 +82,19 @@ constexpr int kernel_occupancy() {
 // what CTILE_ALIGNED_VARIANTS says for every kernel. The CPU backend ignores it.
 template <class K>
 constexpr bool kernel_aligned_rows_build() {
-  if constexpr (requires { K::aligned_rows_build; }) return bool(K::aligned_rows_build);
+  if constexpr (requires { K::aligned_input_rows_build; }) return bool(K::aligned_input_rows_build);
+  else if constexpr (requires { K::aligned_rows_build; }) return bool(K::aligned_rows_build);
   else return config::aligned_variants;
+}
+
+// Whether that build assumes (and its launch asks) only that K's inputs' (ct::in) rows start on
+// 16 bytes, its outputs' keeping their tests: K::aligned_input_rows_build, for a kernel that
+// reads flat aligned views of its inputs and writes rows off the boundary through
+// out::store_shifted (kernels::layernorm's windows).
+template <class K>
+constexpr bool kernel_aligned_inputs_only() {
+  if constexpr (requires { K::aligned_input_rows_build; }) return bool(K::aligned_input_rows_build);
+  else return false;
 }
 
 // The grid axis whose tile blocks form K's groups (ct::block_group), or -1 when K declares none.

@@ -58,6 +58,13 @@ bool rows_on_16_bytes(const ct::tensor<T>& x) {
   return true;
 }
 
+// Whether x's rows start off 16 bytes while x, contiguous, starts on them: then each row can be
+// read as a window from the 16-byte boundary at or before it (the *_window_map kernels).
+template <class T>
+bool rows_by_window(const ct::tensor<T>& x) {
+  return !rows_on_16_bytes(x) && x.contiguous() && rows_on_16_bytes(x.reshape({-1}));
+}
+
 // The math of a kernel that stores T: for bf16 and f16 results ct::approx (errors of a few f32
 // ulps, far below their rounding; tile/math.hpp), for f32 results the accurate functions.
 template <class T>

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ctile/kernels/detail.hpp"
+#include "ctile/kernels/row_window.hpp"
 
 namespace ct::kernels {
 
@@ -75,6 +76,110 @@ struct residual_norm_map : norm_occupancy<T, Kind, BM> {
   }
 };
 
+// Rows off 16 bytes (rows_by_window(x)) are read and written as windows (row_window.hpp), kept
+// in T and widened where used. Tiles on a row's own columns straddle two aligned blocks with
+// every chunk: layer norm and rms norm ran at 0.47 and 0.66 of the copy ceiling at 32767 x 8191
+// bf16 on an H100 that way, 0.58 and 0.76 as windows (with the residual: 0.33 -> 0.72 and
+// 0.69 -> 0.87; bench/results/2026-12-07-h100-c.md).
+//
+// w's (and b's) parts load `vector_group` at a time, each group before its parts are stored
+// (a load placed after a store waits for it: the compiler cannot tell that y is not w). All
+// nine at once took layer norm to 168 registers (three blocks an SM); three at a time keep it
+// at 128 (four): 1621 -> 1742 GB/s at 32767 x 8191 bf16, with the residual 1972 -> 2149. Rms
+// norm holds no b and loads all nine (with the residual 2612 GB/s, 2487 three at a time).
+template <class Kind, int Parts>
+inline constexpr int vector_group = std::is_same_v<Kind, layer_norm_t> ? 3 : Parts;
+
+// Stores y's parts normalized(k) * w (+ b for layer norm).
+template <class Kind, class T, class Window, class Normalized>
+CT_HD void store_window(const Window& win, const ct::out<T, ct::shape<1, max_norm_cols>>& y, const ct::in<T, 1>& w,
+                        const ct::in<T, 1>& b, const Normalized& normalized) {
+  constexpr int parts = Window::parts, group = vector_group<Kind, parts>;
+  constexpr bool bias = std::is_same_v<Kind, layer_norm_t>;
+  CT_UNROLL
+  for (int g = 0; g < parts; g += group) {
+    typename Window::part wp[group], bp[group];
+    CT_UNROLL
+    for (int k = g; k < g + group && k < parts; ++k) {
+      wp[k - g] = win.vector_part(w, k);
+      if constexpr (bias) bp[k - g] = win.vector_part(b, k);
+    }
+    CT_UNROLL
+    for (int k = g; k < g + group && k < parts; ++k) {
+      auto v = normalized(k) * ct::astype<float>(wp[k - g]);
+      if constexpr (bias) v = v + ct::astype<float>(bp[k - g]);
+      win.store(y, k, ct::astype<T>(v));
+    }
+  }
+}
+
+// y = the row held in the parts p, normalised, times w (plus b for layer norm). Part 0's
+// elements before the row are the previous row's, those past the row's end zeros.
+template <class Kind, class T, class Window>
+CT_HD void normalize_window(const Window& win, const typename Window::part (&p)[Window::parts],
+                            const ct::out<T, ct::shape<1, max_norm_cols>>& y, const ct::in<T, 1>& w,
+                            const ct::in<T, 1>& b, float eps) {
+  constexpr int parts = Window::parts;
+  const auto f = [&](int k) { return ct::astype<float>(p[k]); };
+  const auto total = [](const auto& a) { return ct::sum(a, ct::axis<0>, ct::keepdims); };
+  const float inv_cols = 1.0f / float(win.cols);
+  if constexpr (std::is_same_v<Kind, rms_norm_t>) {
+    auto acc = win.first_part(f(0) * f(0), 0.0f);
+    CT_UNROLL
+    for (int k = 1; k < parts; ++k) acc = acc + f(k) * f(k);
+    const auto scale = ct::rsqrt(total(acc) * inv_cols + eps);
+    store_window<Kind>(win, y, w, b, [&](int k) { return f(k) * scale; });
+  } else {
+    auto acc = win.first_part(f(0), 0.0f);
+    CT_UNROLL
+    for (int k = 1; k < parts; ++k) acc = acc + f(k);
+    const auto mean = total(acc) * inv_cols;
+    const auto d = [&](int k) { return ct::where(win.inside(k), f(k) - mean, 0.0f); };
+    auto acc2 = d(0) * d(0);
+    CT_UNROLL
+    for (int k = 1; k < parts; ++k) acc2 = acc2 + d(k) * d(k);
+    const auto scale = ct::rsqrt(total(acc2) * inv_cols + eps);
+    store_window<Kind>(win, y, w, b, [&](int k) { return d(k) * scale; });
+  }
+}
+
+// w and b are the shifted copies of the norm's vectors (shifted_copies).
+template <class T, class Kind>
+struct norm_window_map {
+  static constexpr const char* name = "ct_kernels_norm_window";
+  static constexpr bool aligned_input_rows_build = true;
+  using window = row_window<T, max_norm_cols>;
+  CT_TILE void operator()(ct::out<T, ct::shape<1, max_norm_cols>> y, ct::in<T, 1> x, ct::in<T, 1> w,
+                          ct::in<T, 1> b, index_t cols, float eps) const {
+    const window win(y.tile_index()[0], cols);
+    typename window::part p[window::parts];
+    win.load(x, p);
+    normalize_window<Kind>(win, p, y, w, b, eps);
+  }
+};
+
+// h = x + r stored, then normalised; x's and r's parts all load before the first is used.
+template <class T, class Kind>
+struct residual_norm_window_map {
+  static constexpr const char* name = "ct_kernels_residual_norm_window";
+  static constexpr bool aligned_input_rows_build = true;
+  using window = row_window<T, max_norm_cols>;
+  CT_TILE void operator()(ct::out<T, ct::shape<1, max_norm_cols>> y, ct::out<T, ct::shape<1, max_norm_cols>> h,
+                          ct::in<T, 1> x, ct::in<T, 1> r, ct::in<T, 1> w, ct::in<T, 1> b, index_t cols,
+                          float eps) const {
+    const window win(y.tile_index()[0], cols);
+    typename window::part p[window::parts], q[window::parts];
+    win.load(x, p);
+    win.load(r, q);
+    CT_UNROLL
+    for (int k = 0; k < window::parts; ++k) {
+      p[k] = ct::astype<T>(ct::astype<float>(p[k]) + ct::astype<float>(q[k]));
+      win.store(h, k, p[k]);
+    }
+    normalize_window<Kind>(win, p, y, w, b, eps);
+  }
+};
+
 template <class T>
 void check_norm_args(const char* what, const ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<T>& w) {
   require_rank(what, "x", x, 2);
@@ -94,6 +199,12 @@ ct::pending norm(const char* what, const ct::stream& s, ct::tensor<T>& y, const 
   if (b) require_extent(what, "b", *b, 0, x.extent(1));
   if (x.extent(1) <= 1024)
     return ct::launch(s, norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x, w, bias, eps);
+  if (rows_by_window(x)) {
+    const auto wc = shifted_copies<T, max_norm_cols>(s, w);
+    const auto b_copies = b ? shifted_copies<T, max_norm_cols>(s, *b) : ct::tensor<T>{};
+    return ct::launch(s, norm_window_map<T, Kind>{}, y.partition(ct::shape<1, max_norm_cols>{}), x.reshape({-1}), wc,
+                      b ? b_copies : wc, x.extent(1), eps);
+  }
   return ct::launch(s, norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}), x, w, bias,
                     eps);
 }
@@ -111,6 +222,13 @@ ct::pending residual_norm(const char* what, const ct::stream& s, ct::tensor<T>& 
   if (cols <= 1024) {
     return ct::launch(s, residual_norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}),
                       h.partition(ct::shape<8, 1024>{}), x, r, w, bias, eps);
+  }
+  if (rows_by_window(x) && rows_by_window(r)) {
+    const auto wc = shifted_copies<T, max_norm_cols>(s, w);
+    const auto b_copies = b ? shifted_copies<T, max_norm_cols>(s, *b) : ct::tensor<T>{};
+    return ct::launch(s, residual_norm_window_map<T, Kind>{}, y.partition(ct::shape<1, max_norm_cols>{}),
+                      h.partition(ct::shape<1, max_norm_cols>{}), x.reshape({-1}), r.reshape({-1}), wc,
+                      b ? b_copies : wc, cols, eps);
   }
   return ct::launch(s, residual_norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}),
                     h.partition(ct::shape<1, max_norm_cols>{}), x, r, w, bias, eps);

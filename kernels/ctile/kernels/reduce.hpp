@@ -224,13 +224,6 @@ struct col_combine_window_map {
   }
 };
 
-// Whether x's rows start off 16 bytes while x, contiguous, starts on them: then each row can be
-// read as a window from the 16-byte boundary at or before it (the *_window_map kernels).
-template <class T>
-bool rows_by_window(const ct::tensor<T>& x) {
-  return !rows_on_16_bytes(x) && x.contiguous() && rows_on_16_bytes(x.reshape({-1}));
-}
-
 template <class Op, class T>
 ct::pending row_reduce(const char* what, const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x) {
   require_rank(what, "x", x, 2);

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "ctile/kernels/detail.hpp"
+#include "ctile/kernels/row_window.hpp"
 
 namespace ct::kernels {
 namespace detail {
@@ -22,6 +23,35 @@ struct softmax_tile_map {
     const auto t = ct::astype<float>(x.load_like(y, ct::pad::neg_inf));
     const auto e = exp_for<T>(t - ct::max(t, ct::axis<1>, ct::keepdims));
     y.store(ct::astype<T>(e * (1.0f / ct::sum(e, ct::axis<1>, ct::keepdims))));
+  }
+};
+
+// Rows of up to 8192 columns off 16 bytes (rows_by_window(x)), read and written as windows
+// (row_window.hpp): the tile kernel's straddling loads and stores ran at 0.75 of the copy
+// ceiling at 32767 x 8191 bf16 on an H100 (bench/results/2026-12-07-bandwidth.md). The row
+// stays in T; its exponentials are computed twice (for the sum, then for the output) rather
+// than held in f32.
+template <class T>
+struct softmax_window_map {
+  static constexpr const char* name = "ct_kernels_softmax_window";
+  static constexpr bool aligned_input_rows_build = true;
+  using window = row_window<T, 8192>;
+  CT_TILE void operator()(ct::out<T, ct::shape<1, 8192>> y, ct::in<T, 1> x, index_t cols) const {
+    const window win(y.tile_index()[0], cols);
+    typename window::part p[window::parts];
+    win.load(x, p, ct::pad::neg_inf);
+    const auto f = [](const auto& t) { return ct::astype<float>(t); };
+    auto top = win.first_part(f(p[0]), -std::numeric_limits<float>::infinity());
+    CT_UNROLL
+    for (int k = 1; k < window::parts; ++k) top = ct::maximum(top, f(p[k]));
+    const auto m = ct::max(top, ct::axis<0>, ct::keepdims);
+    const auto e = [&](int k) { return exp_for<T>(f(p[k]) - m); };
+    auto acc = win.first_part(e(0), 0.0f);  // past the row: exp(-inf) = 0
+    CT_UNROLL
+    for (int k = 1; k < window::parts; ++k) acc = acc + e(k);
+    const auto inv = 1.0f / ct::sum(acc, ct::axis<0>, ct::keepdims);
+    CT_UNROLL
+    for (int k = 0; k < window::parts; ++k) win.store(y, k, ct::astype<T>(e(k) * inv));
   }
 };
 
@@ -95,6 +125,8 @@ ct::pending softmax(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& 
   detail::require(cols <= detail::max_row, detail::what("softmax", std::to_string(cols) + " columns is more than the " +
                                                                        std::to_string(detail::max_row) + " supported"));
   if (cols <= 1024) return ct::launch(s, detail::softmax_tile_map<T, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x);
+  if (cols <= 8192 && detail::rows_by_window(x))
+    return ct::launch(s, detail::softmax_window_map<T>{}, y.partition(ct::shape<1, 8192>{}), x.reshape({-1}), cols);
   if (cols <= 8192) return ct::launch(s, detail::softmax_tile_map<T, 1, 8192>{}, y.partition(ct::shape<1, 8192>{}), x);
   // A group of blocks per row reads it once (the online kernel reads it twice). GPUs keep the
   // online kernel: taken where ct::block_groups_run says groups run, the group kernel was

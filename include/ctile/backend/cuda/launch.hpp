@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "ctile/backend/cuda/exec.hpp"
 #include "ctile/backend/exec.hpp"
@@ -59,15 +60,27 @@ __host__ __device__ void row_alignment_conditions(const X& v, Check check) {
   }
 }
 
-template <class... V>
+// Whether the aligned-rows build of K assumes X's rows aligned: every view's, or only the
+// inputs' (read-only data) where K asks for that (kernel_aligned_inputs_only).
+template <class K, class X>
+__host__ __device__ constexpr bool alignment_assumed() {
+  if constexpr (!tensor_view<X>) return false;
+  else return !ct::detail::kernel_aligned_inputs_only<K>() || std::is_const_v<std::remove_pointer_t<decltype(X::data)>>;
+}
+
+template <class K, class... V>
 bool rows_aligned(const V&... views) {
   bool all = true;
-  (row_alignment_conditions(views, [&](bool c) { all = all && c; }), ...);
+  const auto check = [&](const auto& v) {
+    if constexpr (alignment_assumed<K, std::remove_cvref_t<decltype(v)>>())
+      row_alignment_conditions(v, [&](bool c) { all = all && c; });
+  };
+  (check(views), ...);
   return all;
 }
 
-// kernel_entry for a launch whose every argument's rows are 16-byte aligned (rows_aligned; the
-// launch checks, CTILE_ALIGNED_VARIANTS): told so, the compiler folds the tiles' alignment tests
+// kernel_entry for a launch whose arguments' rows are 16-byte aligned (rows_aligned: every
+// view's, or only the inputs'; the launch checks, CTILE_ALIGNED_VARIANTS): told so, the compiler folds the tiles' alignment tests
 // and drops the code for rows off a 16-byte boundary (backend/memory.hpp), which otherwise costs
 // aligned launches registers and scheduling.
 template <class K, class... V>
@@ -75,7 +88,11 @@ __global__ void __launch_bounds__(config::gpu_block_threads, ct::detail::kernel_
     kernel_entry_aligned_rows(K kernel, V... views) {
   __builtin_assume(blockDim.y == 1);
   __builtin_assume(threadIdx.y == 0);
-  (row_alignment_conditions(views, [](bool c) { __builtin_assume(c); }), ...);
+  const auto assume = [](const auto& v) {
+    if constexpr (alignment_assumed<K, std::remove_cvref_t<decltype(v)>>())
+      row_alignment_conditions(v, [](bool c) { __builtin_assume(c); });
+  };
+  (assume(views), ...);
   kernel(views...);
 }
 
@@ -258,7 +275,7 @@ template <class K, class... V>
 auto plain_entry(const V&... views) {
   auto entry = kernel_entry<K, V...>;
   if constexpr (ct::detail::kernel_aligned_rows_build<K>() && (tensor_view<V> || ...))
-    if (rows_aligned(views...)) entry = kernel_entry_aligned_rows<K, V...>;
+    if (rows_aligned<K>(views...)) entry = kernel_entry_aligned_rows<K, V...>;
   return entry;
 }
 
