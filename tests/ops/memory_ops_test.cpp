@@ -298,26 +298,32 @@ TEST_P(memory_ops, rows_off_a_16_byte_boundary) {
 // (ct::load_from, element coordinates, negative ones included) and stores it shifted as much
 // (out::store_shifted). Only the part of the window inside the block's own tile and inside the
 // view may be written: columns of x at their own places there, the rest of the view and the
-// frame around it poisoned.
-template <class T, class S>
+// frame around it poisoned. With AlignedWindow both spell ct::aligned_window, which must stay
+// correct where the window is not on a 16-byte boundary after all (element by element there).
+template <class T, class S, bool AlignedWindow>
 struct shifted_copy {
   static constexpr const char* name = "ops_shifted_copy";
   CT_TILE void operator()(ct::out<T, S> y, ct::in<T, 2> x, ct::index_t row_shift, ct::index_t col_shift) const {
     ct::coord<2> at = y.origin();
     at[0] += row_shift;
     at[1] += col_shift;
-    y.store_shifted({row_shift, col_shift}, ct::load_from(x, at, S{}));
+    if constexpr (AlignedWindow)
+      y.store_shifted({row_shift, col_shift}, ct::load_from(x, at, S{}, ct::pad::zero, ct::aligned_window),
+                      ct::aligned_window);
+    else
+      y.store_shifted({row_shift, col_shift}, ct::load_from(x, at, S{}));
   }
 };
 
-template <class T, class S>
+template <class T, class S, bool AlignedWindow = false>
 void check_shifted_windows(const ct::device& dev, const ct::extents_t& extents, ct::index_t row_shift,
-                           ct::index_t col_shift) {
-  SCOPED_TRACE(cat(case_name<T, S>(extents), " shifted by ", row_shift, ", ", col_shift));
+                           ct::index_t col_shift, const ct::extents_t& frame = {2, 9}) {
+  SCOPED_TRACE(cat(case_name<T, S>(extents), " shifted by ", row_shift, ", ", col_shift,
+                   AlignedWindow ? " (ct::aligned_window)" : ""));
   const auto vx = memory_input<T>(element_count(extents));
   const auto x = tensor_of(vx, extents, dev);
-  framed<T> y(extents, {2, 9}, dev);
-  ct::launch(shifted_copy<T, S>{}, y.view.partition(S{}), x, row_shift, col_shift).wait();
+  framed<T> y(extents, frame, dev);
+  ct::launch(shifted_copy<T, S, AlignedWindow>{}, y.view.partition(S{}), x, row_shift, col_shift).wait();
   const auto in_window = [](ct::index_t c, ct::index_t d, ct::index_t shift) {
     const ct::index_t k = c % d;  // place in the block's own tile
     return shift >= 0 ? k >= shift : k < d + shift;
@@ -335,6 +341,13 @@ TEST_P(memory_ops, windows_off_the_tile_grid) {
   check_shifted_windows<float, ct::shape<4, 256>>(dev(), {9, 1000}, -1, 3);
   check_shifted_windows<float, ct::shape<4, 256>>(dev(), {9, 1000}, 2, -300);  // past the tile: nothing stored
   check_shifted_windows<std::int32_t, ct::shape<1, 8>>(dev(), {3, 37}, 0, -2);
+  // ct::aligned_window: on the boundary (rows of 8192 in a frame that keeps them there), and off
+  // it (the cases above).
+  for (ct::index_t shift : {-8, 0, 16})
+    check_shifted_windows<ct::bf16, ct::shape<1, 8192>, true>(dev(), {9, 8192}, 0, shift, {2, 0});
+  for (ct::index_t shift : {-7, -1, 0, 5})
+    check_shifted_windows<ct::bf16, ct::shape<1, 8192>, true>(dev(), {9, 8191}, 0, shift);
+  check_shifted_windows<float, ct::shape<4, 256>, true>(dev(), {9, 1000}, -1, 3);
 }
 
 // Loads laid out as another tile (ct::layout_of): x's bf16 tile as f32 keeps 8-element chunks;
