@@ -197,6 +197,11 @@ struct declines_an_aligned_build {
   static constexpr bool aligned_rows_build = false;
 };
 struct says_nothing_of_alignment {};
+struct inputs_only {
+  static constexpr bool aligned_input_rows_build = true;
+};
+static_assert(ct::detail::kernel_aligned_rows_build<inputs_only>() && ct::detail::kernel_aligned_inputs_only<inputs_only>());
+static_assert(!ct::detail::kernel_aligned_inputs_only<asks_for_an_aligned_build>());
 static_assert(ct::detail::kernel_aligned_rows_build<asks_for_an_aligned_build>());
 static_assert(!ct::detail::kernel_aligned_rows_build<declines_an_aligned_build>());
 static_assert(ct::detail::kernel_aligned_rows_build<says_nothing_of_alignment>() == ct::config::aligned_variants);
@@ -222,6 +227,14 @@ TEST(launch_devices, aligned_builds_run_only_where_every_row_is_aligned) {
   EXPECT_TRUE(rows_aligned(ct::out<float, ct::shape<2, 256>>{out.data(), ct::detail::global_of<2>(out)}, 1.5f));
   auto odd = ct::zeros<float>({6, 1029}, cpu);
   EXPECT_FALSE(rows_aligned(ct::out<float, ct::shape<2, 256>>{odd.data(), ct::detail::global_of<2>(odd)}, 1.5f));
+  // A kernel that asks for its inputs' rows only (the window norms): an output with rows off 16
+  // bytes does not count, an input does.
+  const auto flat = ct::in<ct::bf16, 1>{ragged.data(), ct::detail::global_of<1>(ragged.reshape({-1}))};
+  const auto odd_out = ct::out<float, ct::shape<2, 256>>{odd.data(), ct::detail::global_of<2>(odd)};
+  EXPECT_TRUE(rows_aligned<inputs_only>(odd_out, flat, 1.5f));
+  EXPECT_FALSE(rows_aligned(odd_out, flat, 1.5f)) << "every view's rows, without the kernel's say";
+  EXPECT_FALSE(rows_aligned<inputs_only>(odd_out, ct::in<ct::bf16, 2>{ragged.data(), ct::detail::global_of<2>(ragged)}))
+      << "an input's rows off 16 bytes";
 }
 
 // The persistent grid's order (a producer warpgroup's kernels, the GEMM): over a plain grid of

@@ -129,9 +129,9 @@ CT_HD bool whole_and_contiguous(const global_view<R>& g, const coord<R>& origin)
 // Whether, besides, every chunk is aligned (the tile's first element at `first`): then the tile
 // moves with one vector access a chunk and no test per chunk. Chunks start at multiples of V
 // along the last axis, so aligned rows suffice, and a tile one row tall needs only its own row
-// aligned (a row of x read or written from the 16-byte boundary before it: out::store_shifted). (It repeats whole_and_contiguous's tests in its
-// own loop: calling it changed the code nvcc made for the kernels measured and sanitized on the
-// H200, 2026-12-04.)
+// aligned (a row written from the 16-byte boundary before it: out::store_shifted). (It repeats
+// whole_and_contiguous's tests in its own loop: calling it changed the code nvcc made for the
+// kernels measured and sanitized on the H200, 2026-12-04.)
 template <class S, int V, bool Checked, class T, int R>
 CT_HD bool whole_and_aligned(const T* first, const global_view<R>& g, const coord<R>& origin) {
   if (V > 1 && g.stride[R - 1] != 1) return false;

@@ -68,7 +68,8 @@ __host__ __device__ constexpr bool alignment_assumed() {
   else return !ct::detail::kernel_aligned_inputs_only<K>() || std::is_const_v<std::remove_pointer_t<decltype(X::data)>>;
 }
 
-template <class K, class... V>
+// (K = void: every view's.)
+template <class K = void, class... V>
 bool rows_aligned(const V&... views) {
   bool all = true;
   const auto check = [&](const auto& v) {
@@ -80,9 +81,9 @@ bool rows_aligned(const V&... views) {
 }
 
 // kernel_entry for a launch whose arguments' rows are 16-byte aligned (rows_aligned: every
-// view's, or only the inputs'; the launch checks, CTILE_ALIGNED_VARIANTS): told so, the compiler folds the tiles' alignment tests
-// and drops the code for rows off a 16-byte boundary (backend/memory.hpp), which otherwise costs
-// aligned launches registers and scheduling.
+// view's, or only the inputs'; the launch checks, CTILE_ALIGNED_VARIANTS): told so, the compiler
+// folds the tiles' alignment tests and drops the code for rows off a 16-byte boundary
+// (backend/memory.hpp), which otherwise costs aligned launches registers and scheduling.
 template <class K, class... V>
 __global__ void __launch_bounds__(config::gpu_block_threads, ct::detail::kernel_occupancy<K>())
     kernel_entry_aligned_rows(K kernel, V... views) {
