@@ -180,6 +180,16 @@ struct residual_norm_window_map {
   }
 };
 
+// launch(w's copies, b's copies): the window kernels' launch with the shifted copies
+// (row_window.hpp) of w and b; rms norm reads no b and gets w's copies for it.
+template <class T, class Launch>
+ct::pending with_shifted_vectors(const ct::stream& s, const ct::tensor<T>& w, const ct::tensor<T>* b,
+                                 const Launch& launch) {
+  const auto w_copies = shifted_copies<T, max_norm_cols>(s, w);
+  const auto b_copies = b ? shifted_copies<T, max_norm_cols>(s, *b) : ct::tensor<T>{};
+  return launch(w_copies, b ? b_copies : w_copies);
+}
+
 template <class T>
 void check_norm_args(const char* what, const ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<T>& w) {
   require_rank(what, "x", x, 2);
@@ -199,12 +209,11 @@ ct::pending norm(const char* what, const ct::stream& s, ct::tensor<T>& y, const 
   if (b) require_extent(what, "b", *b, 0, x.extent(1));
   if (x.extent(1) <= 1024)
     return ct::launch(s, norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}), x, w, bias, eps);
-  if (rows_by_window(x)) {
-    const auto wc = shifted_copies<T, max_norm_cols>(s, w);
-    const auto b_copies = b ? shifted_copies<T, max_norm_cols>(s, *b) : ct::tensor<T>{};
-    return ct::launch(s, norm_window_map<T, Kind>{}, y.partition(ct::shape<1, max_norm_cols>{}), x.reshape({-1}), wc,
-                      b ? b_copies : wc, x.extent(1), eps);
-  }
+  if (rows_by_window(x))
+    return with_shifted_vectors(s, w, b, [&](const ct::tensor<T>& wc, const ct::tensor<T>& bc) {
+      return ct::launch(s, norm_window_map<T, Kind>{}, y.partition(ct::shape<1, max_norm_cols>{}), x.reshape({-1}),
+                        wc, bc, x.extent(1), eps);
+    });
   return ct::launch(s, norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}), x, w, bias,
                     eps);
 }
@@ -223,13 +232,12 @@ ct::pending residual_norm(const char* what, const ct::stream& s, ct::tensor<T>& 
     return ct::launch(s, residual_norm_map<T, Kind, 8, 1024>{}, y.partition(ct::shape<8, 1024>{}),
                       h.partition(ct::shape<8, 1024>{}), x, r, w, bias, eps);
   }
-  if (rows_by_window(x) && rows_by_window(r)) {
-    const auto wc = shifted_copies<T, max_norm_cols>(s, w);
-    const auto b_copies = b ? shifted_copies<T, max_norm_cols>(s, *b) : ct::tensor<T>{};
-    return ct::launch(s, residual_norm_window_map<T, Kind>{}, y.partition(ct::shape<1, max_norm_cols>{}),
-                      h.partition(ct::shape<1, max_norm_cols>{}), x.reshape({-1}), r.reshape({-1}), wc,
-                      b ? b_copies : wc, cols, eps);
-  }
+  if (rows_by_window(x) && rows_by_window(r))
+    return with_shifted_vectors(s, w, b, [&](const ct::tensor<T>& wc, const ct::tensor<T>& bc) {
+      return ct::launch(s, residual_norm_window_map<T, Kind>{}, y.partition(ct::shape<1, max_norm_cols>{}),
+                        h.partition(ct::shape<1, max_norm_cols>{}), x.reshape({-1}), r.reshape({-1}), wc, bc, cols,
+                        eps);
+    });
   return ct::launch(s, residual_norm_map<T, Kind, 1, max_norm_cols>{}, y.partition(ct::shape<1, max_norm_cols>{}),
                     h.partition(ct::shape<1, max_norm_cols>{}), x, r, w, bias, eps);
 }
