@@ -4,7 +4,9 @@
 // poisoned with NaN and checked to be fully overwritten; 10 warm-ups, then `reps` launches each
 // timed alone with CUDA events, median reported; inputs and outputs rotated through enough
 // copies that the working set exceeds L2. Bytes: each input read once, each output written once.
-//   bench_bandwidth [--out FILE] [--quick] [--kernels a,b,...] [--reps N]
+//   bench_bandwidth [--out FILE] [--quick] [--kernels a,b,...] [--shapes RxC[xHxD],...] [--reps N]
+// --shapes times bf16 at the shapes given instead of the suite's (2-D ones for every kernel
+// but rope, 4-D ones for rope).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -33,6 +35,7 @@ struct options {
   std::string out = "ctile.json";
   bool quick = false;
   std::vector<std::string> kernels;
+  std::vector<ct::extents_t> shapes;  // instead of the suite's, where given
   int reps = 50;
 };
 
@@ -201,7 +204,23 @@ options parse(int argc, char** argv) {
     else if (a == "--kernels") {
       std::stringstream list(value());
       for (std::string k; std::getline(list, k, ',');) o.kernels.push_back(k);
-    } else throw ct::error("bench_bandwidth: unknown option " + a + " (--out FILE, --quick, --kernels a,b, --reps N)");
+    } else if (a == "--shapes") {
+      std::stringstream list(value());
+      for (std::string shape; std::getline(list, shape, ',');) {
+        ct::extents_t e;
+        std::stringstream dims(shape);
+        for (std::string d; std::getline(dims, d, 'x');) {
+          const bool digits = !d.empty() && d.size() < 12 && d.find_first_not_of("0123456789") == std::string::npos;
+          e.push_back(digits ? std::stoll(d) : 0);
+        }
+        const bool positive = std::all_of(e.begin(), e.end(), [](ct::index_t n) { return n > 0; });
+        if ((e.size() != 2 && e.size() != 4) || !positive)
+          throw ct::error("bench_bandwidth: --shapes " + shape + " is not RxC or BxSxHxD (positive integers)");
+        o.shapes.push_back(e);
+      }
+    } else
+      throw ct::error("bench_bandwidth: unknown option " + a +
+                      " (--out FILE, --quick, --kernels a,b, --shapes RxC,..., --reps N)");
   }
   return o;
 }
@@ -231,6 +250,11 @@ int main(int argc, char** argv) try {
   };
   for (const auto& k : kernels) {
     const bool rope = k == "rope";
+    if (!opt.shapes.empty()) {
+      for (const auto& e : opt.shapes)
+        if (e.size() == (rope ? 4u : 2u)) run(k, "bf16", e);
+      continue;
+    }
     std::vector<ct::extents_t> bf16_shapes = {rope ? main_rope : main_2d, rope ? ragged_rope : ragged_2d};
     if (!opt.quick) {
       if (rope) bf16_shapes.push_back({1, 8192, 32, 128});

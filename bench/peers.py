@@ -11,7 +11,7 @@ method is the one the C++ side (ctile's own run) uses, so that the numbers compa
 - every (kernel, shape, dtype, peer) checked once against a float64 reference on the GPU.
 The copy ceiling (dst.copy_(src), bytes read + written) is timed the same way in the same run.
 
-Usage: python3 bench/peers.py --out peers.json [--quick] [--kernels add,softmax] [--reps 50]
+Usage: python3 bench/peers.py --out peers.json [--quick] [--kernels add,softmax] [--shapes 1024x262144] [--reps 50]
 torch is imported only after the arguments are parsed, so --help works without it.
 """
 import argparse
@@ -55,8 +55,11 @@ OUTPUTS = {"row_sum": "M", "row_max": "M", "col_sum": "N", "col_max": "N",
 KERNELS = list(INPUTS) + ["rope"]
 
 
-def shapes(kernel, quick):
-    """(dtype, shape) pairs measured for one kernel: bf16 everywhere, f16 and f32 at main."""
+def shapes(kernel, quick, given=None):
+    """(dtype, shape) pairs measured for one kernel: bf16 everywhere, f16 and f32 at main; or bf16
+    at the given shapes of the kernel's rank (4-D for rope, 2-D for the others)."""
+    if given:
+        return [("bf16", s) for s in given if len(s) == (4 if kernel == "rope" else 2)]
     main, ragged, sweep = ((ROPE_MAIN, ROPE_RAGGED, ROPE_SWEEP) if kernel == "rope"
                            else (MAIN_2D, RAGGED_2D, SWEEP_2D))
     if quick:
@@ -511,8 +514,15 @@ def parse_args(argv=None):
     p.add_argument("--out", required=True, help="JSON file to write (rewritten after each measurement)")
     p.add_argument("--quick", action="store_true", help="bf16 only, main and ragged shapes")
     p.add_argument("--kernels", help="comma-separated subset of: " + ", ".join(KERNELS))
+    p.add_argument("--shapes", help="comma-separated RxC or BxSxHxD shapes timed (bf16) instead of the suite's")
     p.add_argument("--reps", type=int, default=50, help="timed launches per measurement")
     args = p.parse_args(argv)
+    try:
+        args.shapes = [tuple(int(d) for d in s.split("x")) for s in args.shapes.split(",")] if args.shapes else None
+    except ValueError:
+        p.error(f"--shapes {args.shapes}: expected RxC or BxSxHxD, comma-separated")
+    if args.shapes and any(len(s) not in (2, 4) or min(s) < 1 for s in args.shapes):
+        p.error("--shapes: each shape is RxC or BxSxHxD, positive integers")
     args.kernels = args.kernels.split(",") if args.kernels else KERNELS
     unknown = [k for k in args.kernels if k not in KERNELS]
     if unknown:
@@ -546,7 +556,7 @@ def main():
 
     copied = set()  # sizes of largest input whose copy ceiling this run has measured
     for kernel in args.kernels:
-        for dtype_name, shape in shapes(kernel, args.quick):
+        for dtype_name, shape in shapes(kernel, args.quick, args.shapes):
             doc["results"] += measure_kernel(kernel, dtype_name, shape, args.reps, log)
             ins, _ = io_specs(kernel, shape, torch_dtype(dtype_name))
             largest = max(ins, key=lambda spec: nbytes([spec]))

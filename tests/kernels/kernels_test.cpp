@@ -216,7 +216,8 @@ TEST_P(kernels, softmax_matches_f64) {
   for (auto [m, n] : std::vector<std::pair<ct::index_t, ct::index_t>>{{1, 1}, {9, 1000}, {3, 1031}, {9, 8191},
                                                                      {5, 4099}, {2, 8192},
                                                                      {3, 8193}, {2, 30011},
-                                                                     {2, 262144}, {3, 245761}, {1, 262147}}) {
+                                                                     {2, 131072}, {3, 114689}, {2, 262144},
+                                                                     {3, 245761}, {1, 262147}}) {
     check_softmax<float>(dev(), m, n);
     check_softmax<ct::f16>(dev(), m, n);
     check_softmax<ct::bf16>(dev(), m, n);
@@ -323,6 +324,24 @@ TEST_P(kernels, contiguous_rows_off_16_bytes_take_the_window_kernels) {
   EXPECT_EQ(launched(kn::softmax(s, y, offset)), "ct_kernels_softmax");
 }
 
+// Rows of 8193-131072 columns take the block-group softmax (a row split over up to eight tile
+// blocks that combine its max and sum) wherever groups run: the CPU, and GPUs of compute
+// capability 9.0 and later; longer rows, and GPUs without clusters, the one-block-per-row online
+// kernel. (softmax_matches_f64 passes either way.)
+TEST_P(kernels, long_softmax_rows_take_block_groups_where_they_run) {
+  const ct::stream s = ct::default_stream(dev());
+  const bool groups = dev().is_cpu() || dev().compute_capability() >= 90;
+  for (ct::index_t n : {8193, 131072, 131073}) {
+    SCOPED_TRACE(n);
+    const auto x = random<ct::bf16>({2, n}, dev());
+    auto y = poisoned<ct::bf16>({2, n}, dev());
+    ct::pending p = kn::softmax(s, y, x);
+    const std::string name = p.kernel();
+    p.wait();
+    EXPECT_EQ(name, groups && n <= 131072 ? "ct_kernels_softmax_group" : "ct_kernels_softmax_online");
+  }
+}
+
 // Rows whose mean is far from zero relative to their spread keep layer norm's precision (a
 // one-pass variance, E[x^2] - E[x]^2 in f32, would give these rows' variance with no correct
 // digit; norm.hpp measured a shifted one-pass form and kept two passes).
@@ -389,8 +408,15 @@ TEST_P(kernels, rope_matches_f64) {
   check_rope<ct::bf16>(dev(), 3, 5, 31, 128);
   check_rope<ct::f16>(dev(), 1, 3, 5, 256);
   // Tiles of 8 positions (few heads) that run into the next batch (seq not a multiple); the
-  // 2x7x33 case takes tiles of 8 positions too, the f16 one tiles of 4.
+  // 2x7x33 case takes tiles of 4 positions, the f16 one too.
   check_rope<ct::bf16>(dev(), 2, 9, 3, 64);
+  // 33 heads at 5 positions: tiles of 8 positions would pad least but span three batches, more
+  // than rope_map's one wrap covers, so tiles of 4.
+  check_rope<ct::bf16>(dev(), 4, 5, 33, 128);
+  // Heads past a whole tile's (33 of 128, 65 of 64): a second launch one head a tile, 32 (64)
+  // positions tall, running into the next batch.
+  check_rope<ct::bf16>(dev(), 3, 37, 33, 128);
+  check_rope<float>(dev(), 2, 70, 65, 64);
 }
 
 TEST_P(kernels, rope_rejects_bad_tables) {

@@ -7,6 +7,8 @@
 // layout, 4-element chunks against x's 8, reached x's layout through shared memory, with two
 // barriers a row).
 #pragma once
+#include <limits>
+
 #include "ctile/kernels/detail.hpp"
 
 namespace ct::kernels {
@@ -38,7 +40,7 @@ struct rope_map {
     const auto c = table(cos, pos), s = table(sin, pos);
     const auto f1 = ct::astype<float>(x1), f2 = ct::astype<float>(x2);
     auto y1 = f1 * c - f2 * s, y2 = f2 * c + f1 * s;
-    // A tile that runs into the next batch (one a batch at most, none where SB divides seq) takes
+    // A tile that runs into the next batch (one at most: SB <= seq, none where SB divides seq) takes
     // the rest of its rows from the tables' start: rows past a table's end loaded as zeros above,
     // and so do those before its start in a load from pos - seq, so the two add up.
     if (SB > 1 && pos + SB > seq) {
@@ -51,13 +53,15 @@ struct rope_map {
   }
 };
 
+// Heads [h0, h1) of every position (all of them by default).
 template <class T, int SB, int HB, int D>
 ct::pending rope_launch(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<float>& cos,
-                        const ct::tensor<float>& sin) {
+                        const ct::tensor<float>& sin, index_t h0 = 0, index_t h1 = -1) {
   const index_t b = x.extent(0), seq = x.extent(1), heads = x.extent(2);
-  auto y3 = y.reshape({b * seq, heads, D});
-  return ct::launch(s, rope_map<T, SB, HB, D>{}, y3.partition(ct::shape<SB, HB, D>{}), x.reshape({b * seq, heads, D}),
-                    cos.unsqueeze(1), sin.unsqueeze(1), seq);
+  if (h1 < 0) h1 = heads;
+  auto y3 = y.reshape({b * seq, heads, D}).slice(1, h0, h1);
+  return ct::launch(s, rope_map<T, SB, HB, D>{}, y3.partition(ct::shape<SB, HB, D>{}),
+                    x.reshape({b * seq, heads, D}).slice(1, h0, h1), cos.unsqueeze(1), sin.unsqueeze(1), seq);
 }
 
 // Elements a launch covers with tiles of sb positions x hb heads (the tensor padded up to them).
@@ -66,17 +70,29 @@ inline index_t padded_work(index_t seq, index_t heads, index_t sb, index_t hb) {
 }
 
 // Tiles of 4K elements (16-bit x: four 16-byte chunks a thread): all heads of one position
-// where they fill the tile, else fewer heads of 4 or 8 positions, whichever pads least. Tiles of
-// one position fit 33 heads of 128 in 48 rows of 16-head (2K-element) tiles: 0.39 of the copy
-// ceiling at 3 x 4095 x 33 x 128 on an H100; 8 positions x 4 heads fit them in 36. More
-// positions a tile read more rows of cos and sin (from L2) for the same x.
+// where they fill the tile. Heads past a multiple of that (33 of 128) take a second launch, one
+// head a tile, as many positions as the first's tiles have heads: at 3 x 4095 x 33 x 128 bf16
+// on an H100 this ran 1756 GB/s against 1525-1543 for tiles of 8 positions x 4 heads over all
+// of them (their cos and sin rows, 8 of each per 4 heads, cost L2 traffic), and 1565-1617 with
+// the rest in 8 x 4 tiles (bench/results/2026-12-07-h100-d.md). Two positions a tile at
+// 4 x 8192 x 64 x 128 lost (1446 against 2612). Fewer heads than a tile holds take 4 or 8
+// positions of fewer heads, whichever pads least: tiles of one position fit 33 heads of 128 in
+// 48 rows of 16-head tiles (0.39 of the copy ceiling there). A tile spans at most two batches
+// (rope_map), so it is never taller than seq.
 template <class T, int D>
 ct::pending rope_for_dim(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<float>& cos,
                          const ct::tensor<float>& sin) {
   constexpr int heads_a_tile = 4096 / D;  // at one position
   const index_t seq = x.extent(1), heads = x.extent(2);
-  const index_t one = padded_work(seq, heads, 1, heads_a_tile), four = padded_work(seq, heads, 4, heads_a_tile / 4),
-                eight = padded_work(seq, heads, 8, heads_a_tile / 8);
+  if (heads > heads_a_tile && heads % heads_a_tile != 0 && seq >= heads_a_tile) {
+    const index_t whole = heads / heads_a_tile * heads_a_tile;
+    (void)rope_launch<T, 1, heads_a_tile, D>(s, y, x, cos, sin, 0, whole);
+    return rope_launch<T, heads_a_tile, 1, D>(s, y, x, cos, sin, whole, heads);
+  }
+  constexpr index_t never = std::numeric_limits<index_t>::max();
+  const index_t one = padded_work(seq, heads, 1, heads_a_tile),
+                four = seq >= 4 ? padded_work(seq, heads, 4, heads_a_tile / 4) : never,
+                eight = seq >= 8 ? padded_work(seq, heads, 8, heads_a_tile / 8) : never;
   if (one <= four && one <= eight) return rope_launch<T, 1, heads_a_tile, D>(s, y, x, cos, sin);
   if (four <= eight) return rope_launch<T, 4, heads_a_tile / 4, D>(s, y, x, cos, sin);
   return rope_launch<T, 8, heads_a_tile / 8, D>(s, y, x, cos, sin);

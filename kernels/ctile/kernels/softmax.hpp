@@ -1,12 +1,12 @@
 // Softmax over the last axis of a 2-D tensor, in f32 (exponentials approximate for 16-bit T:
 // detail::exp_for), stored as T.
-// Rows up to 8192 columns live in one tile: one read, one write. Rows up to 256K columns are
-// split over a group of up to 16 tile blocks (ct::block_group: a thread-block cluster on a
-// Hopper GPU), each holding 16K columns in registers; the group combines the row's max and sum
-// across its blocks, so the row is still read once (on the CPU backend only: see softmax()
-// below). Longer rows, and rows past 8192 columns on GPUs, stream through the row
-// twice: the first pass keeps a running max and a running sum of exponentials rescaled to that
-// max (online softmax), the second writes exp(x - max) / sum.
+// Rows up to 8192 columns live in one tile: one read, one write. Rows up to 131072 columns are
+// split over a group of up to eight tile blocks (ct::block_group: a thread-block cluster on a
+// Hopper GPU) that combine the row's max and sum of exponentials, where groups run (the CPU,
+// and GPUs of compute capability 9.0 and later); each block reads its 16K columns twice. Longer
+// rows, and GPUs without clusters, stream through the row twice in one block: the first pass
+// keeps a running max and a running sum of exponentials rescaled to that max (online softmax),
+// the second writes exp(x - max) / sum.
 #pragma once
 #include <limits>
 
@@ -55,32 +55,64 @@ struct softmax_window_map {
   }
 };
 
-// A row of up to group_blocks * group_cols columns: tile block (i, j) holds columns
-// [j * group_cols, (j + 1) * group_cols) of row i as four tiles of group_cols / 4, all loaded
-// before any is used, and the blocks of row i combine its max and its sum of exponentials.
-inline constexpr int group_cols = 16384, group_blocks = ct::max_block_group;
+// A row of up to group_blocks * group_cols columns, split over a group of tile blocks (a
+// thread-block cluster on a Hopper GPU): tile block (i, j) takes columns
+// [j * group_cols, (j + 1) * group_cols) of row i in parts of group_part. It reads its slice
+// twice: once for its running max and sum of exponentials (online, group_batch parts in flight
+// at once), which the group combines into the row's; once more to write exp(x - max) / sum.
+// The hope was that the second read would find the slice in L2, as a one-block-per-row kernel's
+// cannot once rows outgrow it; it mostly does not (ncu at 1024 x 262144 bf16, 32K columns a
+// block: DRAM read twice the input, L2 hit rate 41 %). Still, at 4096 x 65536 bf16 on an H100
+// it ran 2240 GB/s against the online kernel's 1955 (0.75 and 0.65 of the copy ceiling), with
+// 16K columns a block and two parts in flight; 32K columns, or one or four parts in flight,
+// gained nothing or lost; at 262144 columns (16-block groups) it matched the online kernel
+// (1945 against 1904), so rows that long keep that one (bench/results/2026-12-07-h100-d.md).
+// Holding the slice in registers instead (16 blocks of 16K columns, 249 registers, two blocks
+// an SM) ran at 0.16 of the copy ceiling (bench/results/2026-12-07-h100.md).
+inline constexpr int group_part = 4096, group_cols = 16384, group_batch = 2, group_blocks = 8;
 
 template <class T>
 struct softmax_group_map {
   static constexpr const char* name = "ct_kernels_softmax_group";
   static constexpr ct::block_group block_group{/*axis=*/1};
+  static constexpr int parts = group_cols / group_part, batch = group_batch;
+  static_assert(parts % batch == 0, "softmax_group_map: whole batches of parts a block");
   CT_TILE void operator()(ct::out<T, ct::shape<1, group_cols>> y, ct::in<T, 2> x) const {
-    constexpr int part = group_cols / 4;
     const auto [i, j] = y.tile_index();
-    const auto view = x.tiled(ct::shape<1, part>{}, ct::pad::neg_inf);
-    const auto p0 = view.load(i, 4 * j), p1 = view.load(i, 4 * j + 1), p2 = view.load(i, 4 * j + 2),
-               p3 = view.load(i, 4 * j + 3);
-    const auto f = [](const auto& p) { return ct::astype<float>(p); };
-    const auto local_max = ct::maximum(ct::maximum(f(p0), f(p1)), ct::maximum(f(p2), f(p3)));
-    const auto m = ct::max_across_blocks(ct::max(local_max, ct::axis<1>, ct::keepdims));
-    const auto e = [&](const auto& p) { return exp_for<T>(f(p) - m); };
-    const auto l = ct::sum_across_blocks(ct::sum(e(p0) + e(p1) + e(p2) + e(p3), ct::axis<1>, ct::keepdims));
-    const auto inv = 1.0f / l;
-    const auto parts = y.subtiles(ct::shape<1, part>{});
-    parts.store({0, 0}, ct::astype<T>(e(p0) * inv));
-    parts.store({0, 1}, ct::astype<T>(e(p1) * inv));
-    parts.store({0, 2}, ct::astype<T>(e(p2) * inv));
-    parts.store({0, 3}, ct::astype<T>(e(p3) * inv));
+    const auto view = x.tiled(ct::shape<1, group_part>{}, ct::pad::neg_inf);
+    const index_t first = index_t(j) * parts;
+    using part = decltype(view.load(i, first));
+    const auto f = [](const part& p) { return ct::astype<float>(p); };
+    auto m = ct::full<float>(ct::shape<1, 1>{}, -std::numeric_limits<float>::infinity());
+    auto l = ct::full<float>(ct::shape<1, 1>{}, 0.0f);
+    CT_NO_UNROLL  // a batch's registers at a time
+    for (int b = 0; b < parts; b += batch) {
+      part p[batch];
+      CT_UNROLL
+      for (int k = 0; k < batch; ++k) p[k] = view.load(i, first + b + k);
+      auto top = f(p[0]);
+      CT_UNROLL
+      for (int k = 1; k < batch; ++k) top = ct::maximum(top, f(p[k]));
+      // A block's first part always holds some of the row, so m_new is finite from the first
+      // batch on (a later batch wholly past the row's end leaves m as it was).
+      const auto m_new = ct::maximum(m, ct::max(top, ct::axis<1>, ct::keepdims));
+      auto e = exp_for<T>(f(p[0]) - m_new);
+      CT_UNROLL
+      for (int k = 1; k < batch; ++k) e = e + exp_for<T>(f(p[k]) - m_new);
+      l = l * exp_for<T>(m - m_new) + ct::sum(e, ct::axis<1>, ct::keepdims);
+      m = m_new;
+    }
+    const auto row_max = ct::max_across_blocks(m);
+    const auto inv = 1.0f / ct::sum_across_blocks(l * exp_for<T>(m - row_max));
+    const auto out = y.subtiles(ct::shape<1, group_part>{});
+    CT_NO_UNROLL  // a batch's registers at a time
+    for (int b = 0; b < parts; b += batch) {
+      part p[batch];
+      CT_UNROLL
+      for (int k = 0; k < batch; ++k) p[k] = view.load(i, first + b + k);
+      CT_UNROLL
+      for (int k = 0; k < batch; ++k) out.store({0, b + k}, ct::astype<T>(exp_for<T>(f(p[k]) - row_max) * inv));
+    }
   }
 };
 
@@ -128,13 +160,11 @@ ct::pending softmax(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& 
   if (cols <= 8192 && detail::rows_by_window(x))
     return ct::launch(s, detail::softmax_window_map<T>{}, y.partition(ct::shape<1, 8192>{}), x.reshape({-1}), cols);
   if (cols <= 8192) return ct::launch(s, detail::softmax_tile_map<T, 1, 8192>{}, y.partition(ct::shape<1, 8192>{}), x);
-  // A group of blocks per row reads it once (the online kernel reads it twice). GPUs keep the
-  // online kernel: taken where ct::block_groups_run says groups run, the group kernel was
-  // correct on an H100 but ran at 0.16 of the copy ceiling at 1024 x 262144 bf16 and 0.33 at
-  // 4096 x 65536 (bench/results/2026-12-07-h100.md), below the online kernel's 0.53.
-  const bool groups = s.dev().is_cpu();
-  if (groups && cols <= index_t(detail::group_blocks) * detail::group_cols)
-    return ct::launch(s, detail::softmax_group_map<T>{}, y.partition(ct::shape<1, detail::group_cols>{}), x);
+  // Groups of at most eight blocks: the portable cluster size, which every Hopper GPU schedules.
+  if (cols <= index_t(detail::group_blocks) * detail::group_cols) {
+    const detail::softmax_group_map<T> group;
+    if (ct::block_groups_run(s, group)) return ct::launch(s, group, y.partition(ct::shape<1, detail::group_cols>{}), x);
+  }
   return ct::launch(s, detail::softmax_online_map<T, 8192>{}, y.partition(ct::shape<1, detail::max_row>{}), x);
 }
 
