@@ -83,13 +83,17 @@ struct softmax_group_map {
     const index_t first = index_t(j) * parts;
     using part = decltype(view.load(i, first));
     const auto f = [](const part& p) { return ct::astype<float>(p); };
+    // Parts b .. b + batch - 1 of this block's slice, all loads issued before any is used.
+    const auto load_batch = [&](int b, part(&p)[batch]) {
+      CT_UNROLL
+      for (int k = 0; k < batch; ++k) p[k] = view.load(i, first + b + k);
+    };
     auto m = ct::full<float>(ct::shape<1, 1>{}, -std::numeric_limits<float>::infinity());
     auto l = ct::full<float>(ct::shape<1, 1>{}, 0.0f);
     CT_NO_UNROLL  // a batch's registers at a time
     for (int b = 0; b < parts; b += batch) {
       part p[batch];
-      CT_UNROLL
-      for (int k = 0; k < batch; ++k) p[k] = view.load(i, first + b + k);
+      load_batch(b, p);
       auto top = f(p[0]);
       CT_UNROLL
       for (int k = 1; k < batch; ++k) top = ct::maximum(top, f(p[k]));
@@ -108,8 +112,7 @@ struct softmax_group_map {
     CT_NO_UNROLL  // a batch's registers at a time
     for (int b = 0; b < parts; b += batch) {
       part p[batch];
-      CT_UNROLL
-      for (int k = 0; k < batch; ++k) p[k] = view.load(i, first + b + k);
+      load_batch(b, p);
       CT_UNROLL
       for (int k = 0; k < batch; ++k) out.store({0, b + k}, ct::astype<T>(exp_for<T>(f(p[k]) - row_max) * inv));
     }
