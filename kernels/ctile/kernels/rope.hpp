@@ -59,6 +59,10 @@ ct::pending rope_launch(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<
                         const ct::tensor<float>& sin, index_t h0 = 0, index_t h1 = -1) {
   const index_t b = x.extent(0), seq = x.extent(1), heads = x.extent(2);
   if (h1 < 0) h1 = heads;
+  // rope_map handles a tile that runs into the next batch once: a tile taller than seq would
+  // span three batches and compute rows with the wrong positions' tables.
+  require(SB == 1 || seq >= SB, what("rope", "internal error: tiles of " + std::to_string(SB) +
+                                                 " positions chosen for seq " + std::to_string(seq)));
   auto y3 = y.reshape({b * seq, heads, D}).slice(1, h0, h1);
   return ct::launch(s, rope_map<T, SB, HB, D>{}, y3.partition(ct::shape<SB, HB, D>{}),
                     x.reshape({b * seq, heads, D}).slice(1, h0, h1), cos.unsqueeze(1), sin.unsqueeze(1), seq);
