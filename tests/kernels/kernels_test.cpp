@@ -419,6 +419,31 @@ TEST_P(kernels, rope_matches_f64) {
   check_rope<float>(dev(), 2, 70, 65, 64);
 }
 
+// Which launch runs last: the f64 checks above pass with either tiling, so the leftover heads'
+// launch (one head a tile) is asserted by its kernel's name; seq shorter than a tile's heads
+// (32 of 128) keeps the one launch.
+TEST_P(kernels, rope_leftover_heads_take_a_second_launch) {
+  const ct::stream s = ct::default_stream(dev());
+  const struct {
+    ct::index_t seq, heads, d;
+    const char* last;
+  } cases[] = {{37, 33, 128, "ct_kernels_rope_leftover_heads"},
+               {70, 65, 64, "ct_kernels_rope_leftover_heads"},
+               {37, 64, 128, "ct_kernels_rope"},
+               {5, 33, 128, "ct_kernels_rope"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::to_string(c.seq) + "x" + std::to_string(c.heads) + "x" + std::to_string(c.d));
+    const auto x = random<ct::bf16>({2, c.seq, c.heads, c.d}, dev());
+    const auto cos = ct::rand<float>({c.seq, c.d / 2}, fresh_seed(), -1.0, 1.0, dev());
+    const auto sin = ct::rand<float>({c.seq, c.d / 2}, fresh_seed(), -1.0, 1.0, dev());
+    auto y = poisoned<ct::bf16>({2, c.seq, c.heads, c.d}, dev());
+    ct::pending p = kn::rope(s, y, x, cos, sin);
+    const std::string name = p.kernel();
+    p.wait();
+    EXPECT_EQ(name, c.last);
+  }
+}
+
 TEST_P(kernels, rope_rejects_bad_tables) {
   const auto x = random<float>({1, 4, 2, 128}, dev());
   const auto cos = ct::zeros<float>({4, 64}, dev()), sin = ct::zeros<float>({3, 64}, dev());

@@ -16,7 +16,9 @@ namespace detail {
 
 template <class T, int SB, int HB, int D>
 struct rope_map {
-  static constexpr const char* name = "ct_kernels_rope";
+  // One head a tile only in the launch over the heads past a multiple of a tile's (rope_for_dim):
+  // named apart, so that which launch ran is visible (in a profile, and to the tests).
+  static constexpr const char* name = HB == 1 ? "ct_kernels_rope_leftover_heads" : "ct_kernels_rope";
   // y and x viewed as [batch * seq, heads, D], cos and sin as [seq, 1, D / 2].
   CT_TILE void operator()(ct::out<T, ct::shape<SB, HB, D>> y, ct::in<T, 3> x, ct::in<float, 3> cos,
                           ct::in<float, 3> sin, index_t seq) const {
