@@ -22,6 +22,7 @@
 #include <ctile/kernels.hpp>
 
 #include "random_fill.hpp"
+#include "shape_list.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -205,19 +206,11 @@ options parse(int argc, char** argv) {
       std::stringstream list(value());
       for (std::string k; std::getline(list, k, ',');) o.kernels.push_back(k);
     } else if (a == "--shapes") {
-      std::stringstream list(value());
-      for (std::string shape; std::getline(list, shape, ',');) {
-        ct::extents_t e;
-        std::stringstream dims(shape);
-        for (std::string d; std::getline(dims, d, 'x');) {
-          const bool digits = !d.empty() && d.size() < 12 && d.find_first_not_of("0123456789") == std::string::npos;
-          e.push_back(digits ? std::stoll(d) : 0);
-        }
-        const bool positive = std::all_of(e.begin(), e.end(), [](ct::index_t n) { return n > 0; });
-        if ((e.size() != 2 && e.size() != 4) || !positive)
-          throw ct::error("bench_bandwidth: --shapes " + shape + " is not RxC or BxSxHxD (positive integers)");
-        o.shapes.push_back(e);
-      }
+      for (auto& e : bench::parse_shape_list(value(), [](const std::string& shape, const ct::extents_t& e) {
+             if (e.size() != 2 && e.size() != 4)
+               throw ct::error("bench_bandwidth: --shapes " + shape + " is not RxC or BxSxHxD (positive integers)");
+           }))
+        o.shapes.push_back(std::move(e));
     } else
       throw ct::error("bench_bandwidth: unknown option " + a +
                       " (--out FILE, --quick, --kernels a,b, --shapes RxC,..., --reps N)");

@@ -24,6 +24,7 @@
 #include <ctile/kernels.hpp>
 
 #include "random_fill.hpp"
+#include "shape_list.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -265,17 +266,12 @@ options parse(int argc, char** argv) {
       }
       if (o.tilings.empty()) throw ct::error("bench_gemm: --tiles needs at least one configuration");
     } else if (a == "--shapes") {
-      std::istringstream list(value());
-      for (std::string item; std::getline(list, item, ',');) {
-        std::array<ct::index_t, 3> mnk{};
-        char x1 = 0, x2 = 0, rest = 0;
-        std::istringstream in(item);
-        if (!(in >> mnk[0] >> x1 >> mnk[1] >> x2 >> mnk[2]) || x1 != 'x' || x2 != 'x' || (in >> rest) ||
-            mnk[0] < 1 || mnk[1] < 1 || mnk[2] < 1)
-          throw ct::error("bench_gemm: --shapes takes MxNxK with positive extents, separated by commas; not '" + item +
-                          "'");
-        o.shapes.push_back(mnk);
-      }
+      for (const auto& e : bench::parse_shape_list(value(), [](const std::string& item, const std::vector<ct::index_t>& e) {
+             if (e.size() != 3)
+               throw ct::error("bench_gemm: --shapes takes MxNxK with positive extents, separated by commas; not '" +
+                               item + "'");
+           }))
+        o.shapes.push_back({e[0], e[1], e[2]});
       if (o.shapes.empty()) throw ct::error("bench_gemm: --shapes needs at least one MxNxK");
     } else throw ct::error("bench_gemm: unknown option " + a +
                            " (--out FILE, --quick, --seconds S, --no-diagnostics, --tiles T[,T...], --shapes MxNxK[,...])");

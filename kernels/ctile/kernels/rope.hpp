@@ -55,12 +55,11 @@ struct rope_map {
   }
 };
 
-// Heads [h0, h1) of every position (all of them by default).
+// Heads [h0, h1) of every position.
 template <class T, int SB, int HB, int D>
 ct::pending rope_launch(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<float>& cos,
-                        const ct::tensor<float>& sin, index_t h0 = 0, index_t h1 = -1) {
+                        const ct::tensor<float>& sin, index_t h0, index_t h1) {
   const index_t b = x.extent(0), seq = x.extent(1), heads = x.extent(2);
-  if (h1 < 0) h1 = heads;
   // rope_map handles a tile that runs into the next batch once: a tile taller than seq would
   // span three batches and compute rows with the wrong positions' tables.
   require(SB == 1 || seq >= SB, what("rope", "internal error: tiles of " + std::to_string(SB) +
@@ -99,9 +98,9 @@ ct::pending rope_for_dim(const ct::stream& s, ct::tensor<T>& y, const ct::tensor
   const index_t one = padded_work(seq, heads, 1, heads_a_tile),
                 four = seq >= 4 ? padded_work(seq, heads, 4, heads_a_tile / 4) : never,
                 eight = seq >= 8 ? padded_work(seq, heads, 8, heads_a_tile / 8) : never;
-  if (one <= four && one <= eight) return rope_launch<T, 1, heads_a_tile, D>(s, y, x, cos, sin);
-  if (four <= eight) return rope_launch<T, 4, heads_a_tile / 4, D>(s, y, x, cos, sin);
-  return rope_launch<T, 8, heads_a_tile / 8, D>(s, y, x, cos, sin);
+  if (one <= four && one <= eight) return rope_launch<T, 1, heads_a_tile, D>(s, y, x, cos, sin, 0, heads);
+  if (four <= eight) return rope_launch<T, 4, heads_a_tile / 4, D>(s, y, x, cos, sin, 0, heads);
+  return rope_launch<T, 8, heads_a_tile / 8, D>(s, y, x, cos, sin, 0, heads);
 }
 
 }  // namespace detail
