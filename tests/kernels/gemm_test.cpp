@@ -409,6 +409,10 @@ TEST_P(gemm, epilogue_alpha_beta_bias_activations) {
   check_epilogue<kn::relu>(dev(), d, [](double x) { return x > 0 ? x : 0.0; }, true, true);
   check_epilogue<kn::silu>(dev(), {2, 33, 20, 17}, [](double x) { return x / (1 + std::exp(-x)); }, true, true);
   check_epilogue<kn::gelu_tanh>(dev(), {0, 129, 64, 30}, gelu_tanh, false, true);
+  // Tiles inside the output on 16-byte rows (and cut ones at its edge), without and with inputs:
+  // the untested stores of out::with_subtiles and the checked ones.
+  check_epilogue<kn::relu>(dev(), {0, 256, 264, 72}, [](double x) { return x > 0 ? x : 0.0; }, false, false);
+  check_epilogue<kn::identity>(dev(), {0, 256, 264, 72}, id, true, true);
 }
 
 // The 64 x 256 tile blocks' epilogue: their results leave the accumulator 8 rows a pass, and

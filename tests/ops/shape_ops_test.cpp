@@ -67,6 +67,26 @@ struct permute_3d {
   }
 };
 
+// out::with_subtiles: a block's tile stored in two bands of rows, through the sub-tiles that
+// make no tests where the tile lies inside the tensor with 16-byte rows, the checked ones
+// elsewhere; each block records which it was given, so a version that always took the checked
+// ones (correct, but not what the GEMM's epilogue relies on) fails too.
+template <class T, int BM, int BN>
+struct whole_subtiles {
+  static constexpr const char* name = "ops_whole_subtiles";
+  CT_TILE void operator()(ct::out<T, ct::shape<BM, BN>> y, ct::out<std::int32_t, ct::shape<1, 1>> took_whole,
+                          ct::in<T, 2> x) const {
+    const auto t = x.tiled(ct::shape<BM, BN>{}).load(ct::bid(0), ct::bid(1));
+    y.with_subtiles(ct::shape<BM / 2, BN>{}, [&](const auto& halves) {
+      ct::static_for<2>([&](auto k) {
+        constexpr int band = decltype(k)::value;
+        halves.store({{band, 0}}, ct::extract(t, ct::shape<BM / 2, BN>{}, band, 0));
+      });
+      took_whole.store(ct::full<std::int32_t>(ct::shape<1, 1>{}, std::decay_t<decltype(halves)>::whole ? 1 : 0));
+    });
+  }
+};
+
 struct shape_ops_test : on_device {};
 
 // A tile on the host: its dims and its values in row-major order.
@@ -253,6 +273,35 @@ void check_permute_3d(const ct::device& dev, const ct::extents_t& extents) {
 
 TEST_P(shape_ops_test, permute_rank3_f32) { check_permute_3d<float>(dev(), {3, 7, 9}); }
 TEST_P(shape_ops_test, permute_rank3_int64) { check_permute_3d<std::int64_t>(dev(), {5, 4, 17}); }
+
+// y, of x's extents, must equal x wherever its tiles are whole or not; the blocks whose tile lies
+// inside the tensor with rows on 16-byte boundaries took the untested sub-tiles.
+template <class T, int BM, int BN>
+void check_whole_subtiles(const ct::device& dev, const ct::extents_t& extents) {
+  SCOPED_TRACE((case_name<T, ct::shape<BM, BN>>(extents)));
+  const auto vx = shape_input<T>(element_count(extents));
+  const auto x = tensor_of(vx, extents, dev);
+  const int gm = int((extents[0] + BM - 1) / BM), gn = int((extents[1] + BN - 1) / BN);
+  auto y = poisoned<T>(extents, dev);
+  auto took_whole = poisoned<std::int32_t>({gm, gn}, dev);
+  ct::launch(whole_subtiles<T, BM, BN>{}, y.partition(ct::shape<BM, BN>{}), took_whole.partition(ct::shape<1, 1>{}), x)
+      .wait();
+  EXPECT_TRUE(all_same(y.to_host(), vx, true)) << "stored through out::with_subtiles";
+  const bool rows_aligned = extents[1] * ct::index_t(sizeof(T)) % 16 == 0;
+  std::vector<std::int32_t> expected;
+  for (int i = 0; i < gm; ++i)
+    for (int j = 0; j < gn; ++j)
+      expected.push_back((i + 1) * BM <= extents[0] && (j + 1) * BN <= extents[1] && rows_aligned ? 1 : 0);
+  EXPECT_EQ(took_whole.to_host(), expected) << "which blocks took the untested sub-tiles";
+}
+
+TEST_P(shape_ops_test, whole_subtiles_where_tiles_are_inside_and_aligned) {
+  check_whole_subtiles<ct::f16, 64, 128>(dev(), {67, 264});   // whole, cut rows and cut columns
+  check_whole_subtiles<ct::f16, 64, 128>(dev(), {128, 256});  // every tile whole
+  check_whole_subtiles<ct::f16, 64, 128>(dev(), {128, 257});  // rows off 16-byte boundaries
+  check_whole_subtiles<float, 16, 64>(dev(), {40, 132});
+  check_whole_subtiles<std::int8_t, 8, 32>(dev(), {17, 96});
+}
 
 CT_INSTANTIATE_ON_DEVICES(shape_ops_test);
 

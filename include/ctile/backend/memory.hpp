@@ -472,6 +472,28 @@ CT_HD tile<T, S, P> load_laid_out(const T* base, const global_view<R>& g, const 
   }
 }
 
+// Stores x as the tile at `origin`, which the caller has found inside the tensor with its rows
+// on boundaries of the natural layout's chunk (whole_and_aligned<S, natural vec, true>, once for
+// a tile cut into sub-tiles): one vector access a chunk (a 16-byte piece of a wide chunk) and no
+// test at all, so no edge code lies among the stores.
+template <class T, class S, int R, class P>
+CT_HD void store_whole_tile(T* base, const global_view<R>& g, const coord<R>& origin, const tile<T, S, P>& x) {
+  if constexpr (!wide_chunks<T, S, P>() && !std::is_same_v<P, natural_layout<T, S>>) {
+    store_whole_tile(base, g, origin, relayout<natural_layout<T, S>>(x));
+  } else {
+    constexpr int V = P::vec, piece = V * int(sizeof(T)) > 16 ? int(16 / sizeof(T)) : V;
+    T* first = base + detail::offset_of(g, origin);
+    const int t = thread_index_here();  // as in store_tile
+    CT_UNROLL
+    for (int k = 0; k < P::chunks_per_thread; ++k) {
+      if (!slot_canonical<S, P>(t, k * V)) continue;
+      T* dst = first + detail::offset_of(g, slot_coord<S, P>(t, k * V));
+      CT_UNROLL
+      for (int q = 0; q < V; q += piece) detail::store_vector<piece * int(sizeof(T))>(dst + q, &x.v[k * V + q]);
+    }
+  }
+}
+
 // Stores x (any layout) as the tile at `origin`: in its own layout where that has wide_chunks
 // (bounds-checked even when not Checked), else moved into the natural layout (free when it is in
 // it already).

@@ -190,7 +190,7 @@ struct in {
   CT_HD tile<T, S> load_like(const out<U, S>& like, unchecked_t) const;
 };
 
-template <class T, class S, class D>
+template <class T, class S, class D, bool Whole = false>
 struct out_subtiles;
 
 namespace detail {
@@ -257,6 +257,13 @@ struct out {
   // This block's tile in sub-tiles of shape D, stored one at a time: see ct::out_subtiles.
   template <int... D>
   CT_HD out_subtiles<T, S, shape<D...>> subtiles(shape<D...>) const;
+  // The same, handed to f(subtiles), which is compiled twice: where this block's whole tile
+  // lies inside the tensor with its rows aligned for vector stores (tested here, once), f gets
+  // sub-tiles whose stores make no test and take one vector access a chunk; elsewhere, the
+  // checked sub-tiles above. For a tile stored in many pieces (a GEMM's epilogue), whose
+  // per-piece edge code would otherwise lie among the stores.
+  template <int... D, class F>
+  CT_HD void with_subtiles(shape<D...>, F&& f) const;
 
   // Stores x (any shape) with its element (0, ...) at this block's tile origin + `offset`
   // (elements; negative allowed): a window not on the tile's grid, such as a row read from the
@@ -300,16 +307,18 @@ struct out {
 // This block's output tile cut into sub-tiles of shape D, for a block that writes its tile in
 // pieces (a row longer than a register tile, streamed through in chunks). Sub-tile `index` is
 // counted within this block's tile, so a block still writes only its own tile: an index outside
-// it stores nothing, as elements past the tensor's edge are dropped.
-template <class T, class S, class D>
+// it stores nothing, as elements past the tensor's edge are dropped. Whole: the tile was found
+// inside the tensor with aligned rows (out::with_subtiles), so stores need no tests.
+template <class T, class S, class D, bool Whole>
 struct out_subtiles {
   static_assert(D::rank == S::rank, "ct::out::subtiles: the sub-tile's rank must equal the tile's");
   static_assert(detail::divides_each<D, S>(), "ct::out::subtiles: each sub-tile extent must divide the tile's");
-  out<T, S> whole;
+  static constexpr bool whole = Whole;  // out::with_subtiles found the tile inside, on aligned rows
+  out<T, S> own;  // this block's whole tile
 
   // Sub-tiles along `axis` that hold elements of the tensor.
   CT_HD index_t num_tiles(int axis) const {
-    const index_t left = whole.extent(axis) - whole.origin()[axis];
+    const index_t left = own.extent(axis) - own.origin()[axis];
     const index_t inside = left < S::dim(axis) ? left : S::dim(axis);
     return inside <= 0 ? 0 : (inside + D::dim(axis) - 1) / D::dim(axis);
   }
@@ -320,12 +329,13 @@ struct out_subtiles {
                   "ct::out::subtiles::store: the tile's element type differs from the output's; convert "
                   "it with ct::astype<T>(tile) first");
     static_assert(std::is_same_v<S2, D>, "ct::out::subtiles::store: the tile's shape differs from the sub-tile shape");
-    coord<S::rank> origin = whole.origin();
+    coord<S::rank> origin = own.origin();
     for (int i = 0; i < S::rank; ++i) {
       if (index[i] < 0 || index[i] >= S::dim(i) / D::dim(i)) return;  // outside this block's tile
       origin[i] += index[i] * D::dim(i);
     }
-    backend::store_laid_out<T, D, S::rank>(whole.data, whole.g, origin, x);
+    if constexpr (Whole) backend::store_whole_tile(own.data, own.g, origin, x);
+    else backend::store_laid_out<T, D, S::rank>(own.data, own.g, origin, x);
   }
 };
 
@@ -333,6 +343,17 @@ template <class T, class S>
 template <int... D>
 CT_HD out_subtiles<T, S, shape<D...>> out<T, S>::subtiles(shape<D...>) const {
   return {*this};
+}
+
+template <class T, class S>
+template <int... D, class F>
+CT_HD void out<T, S>::with_subtiles(shape<D...>, F&& f) const {
+  constexpr int V = backend::natural_layout<T, shape<D...>>::vec;  // store_whole_tile's chunks
+  const coord<S::rank> o = origin();
+  if (backend::detail::whole_and_aligned<S, V, true>(data + backend::detail::offset_of(g, o), g, o))
+    f(out_subtiles<T, S, shape<D...>, true>{*this});
+  else
+    f(out_subtiles<T, S, shape<D...>>{*this});
 }
 
 // ---- Static extents ---------------------------------------------------------------------------

@@ -97,17 +97,25 @@ struct gemm_tiles {
     // The epilogue in bands of rows: a band's residual tile and addresses are live beside the
     // accumulator one band at a time (a whole residual tile beside it spilled registers), and a
     // band of the accumulator is a run of each thread's registers (ct::extract moves nothing).
+    // Compiled three ways, so that the usual tile (inside the tensor, no residual, no bias) runs
+    // straight-line code: the stores' edge code and the inputs' loads, untaken but interleaved,
+    // had its instructions fetched from among theirs. (A fourth, whole tiles with inputs, made
+    // ptxas spill.)
     using band = ct::shape<1, Band, BN>;
-    const auto bands = c.subtiles(band{});
-    const auto residual_bands = residual.tiled(band{});
-    CT_UNROLL
-    for (int i = 0; i < BM / Band; ++i) {
-      auto y = ct::extract(acc, band{}, 0, i, 0) * alpha;
-      if (beta != 0.0f)
-        y = y + ct::astype<float>(residual_bands.load(t[0], t[1] * (BM / Band) + i, t[2], ct::layout_of(y))) * beta;
-      if (has_bias) y = y + ct::astype<float>(bias.tiled(ct::shape<1, 1, BN>{}).load(0, 0, t[2], ct::layout_of(y)));
-      bands.store({{0, i, 0}}, ct::astype<TC>(Act{}(y)));
-    }
+    const auto store_bands = [&](const auto& bands, auto with_inputs) {
+      CT_UNROLL
+      for (int i = 0; i < BM / Band; ++i) {
+        auto y = ct::extract(acc, band{}, 0, i, 0) * alpha;
+        if constexpr (decltype(with_inputs)::value) {
+          if (beta != 0.0f)
+            y = y + ct::astype<float>(residual.tiled(band{}).load(t[0], t[1] * (BM / Band) + i, t[2], ct::layout_of(y))) * beta;
+          if (has_bias) y = y + ct::astype<float>(bias.tiled(ct::shape<1, 1, BN>{}).load(0, 0, t[2], ct::layout_of(y)));
+        }
+        bands.store({{0, i, 0}}, ct::astype<TC>(Act{}(y)));
+      }
+    };
+    if (beta == 0.0f && !has_bias) c.with_subtiles(band{}, [&](const auto& bands) { store_bands(bands, std::false_type{}); });
+    else store_bands(c.subtiles(band{}), std::true_type{});
   }
 };
 
