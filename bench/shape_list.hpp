@@ -15,8 +15,9 @@ inline std::vector<ct::index_t> parse_extents(const std::string& shape) {
   std::stringstream dims(shape);
   for (std::string d; std::getline(dims, d, 'x');) {
     const bool digits = !d.empty() && d.size() < 12 && d.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits || std::stoll(d) < 1) return {};
-    e.push_back(std::stoll(d));
+    const ct::index_t n = digits ? std::stoll(d) : 0;
+    if (n < 1) return {};
+    e.push_back(n);
   }
   if (!shape.empty() && shape.back() == 'x') return {};
   return e;

@@ -97,10 +97,10 @@ struct gemm_tiles {
     // The epilogue in bands of rows: a band's residual tile and addresses are live beside the
     // accumulator one band at a time (a whole residual tile beside it spilled registers), and a
     // band of the accumulator is a run of each thread's registers (ct::extract moves nothing).
-    // The tensor-core tiles' loop is compiled three ways, so that the usual tile (inside the
-    // tensor, no residual, no bias) runs straight-line code: the stores' edge code and the
-    // inputs' loads, untaken but interleaved, had its instructions fetched from among theirs.
-    // (A fourth, whole tiles with inputs, made ptxas spill.)
+    // Compiled three ways, so that the usual tile (inside the tensor, no residual, no bias) runs
+    // straight-line code: the stores' edge code and the inputs' loads, untaken but interleaved,
+    // had its instructions fetched from among theirs. (A fourth, whole tiles with inputs, made
+    // ptxas spill.)
     using band = ct::shape<1, Band, BN>;
     const auto store_bands = [&](const auto& bands, auto with_inputs) {
       CT_UNROLL
@@ -114,12 +114,8 @@ struct gemm_tiles {
         bands.store({{0, i, 0}}, ct::astype<TC>(Act{}(y)));
       }
     };
-    if constexpr (Cfg::shared_bytes == 0)  // the SIMT tiles: one copy (their epilogue is not what bounds them)
-      store_bands(c.subtiles(band{}), std::true_type{});
-    else if (beta == 0.0f && !has_bias)
-      c.with_subtiles(band{}, [&](const auto& bands) { store_bands(bands, std::false_type{}); });
-    else
-      store_bands(c.subtiles(band{}), std::true_type{});
+    if (beta == 0.0f && !has_bias) c.with_subtiles(band{}, [&](const auto& bands) { store_bands(bands, std::false_type{}); });
+    else store_bands(c.subtiles(band{}), std::true_type{});
   }
 };
 
