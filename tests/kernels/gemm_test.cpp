@@ -1,150 +1,29 @@
-// ct::kernels::gemm against a float64 reference: exact on small-integer inputs (every product and
-// sum is exact in the f32 accumulator, so only the final rounding to the output type remains),
-// within f32 accumulation error on random ones; ragged and degenerate shapes (1, primes, sizes on
-// either side of both tile configurations), batched, column-major operands, the epilogue (alpha,
-// beta * residual, bias, activations), tf32 only when asked, bitwise reruns, and the argument
-// errors. Also: ct::pipelined gives the same bits as the plain loop it stands for.
-#include <random>
-
-#include <ctile/kernels.hpp>
-
-#include "common/test_util.hpp"
+// ct::kernels::gemm against a float64 reference (gemm_checks.hpp), for every input and output
+// type but bf16 -> bf16 (gemm_bf16_test.cpp): exact on small-integer inputs, within f32
+// accumulation error on random ones; ragged and degenerate shapes, batched, column-major
+// operands, the producer's persistent grid, tf32 only when asked, bitwise reruns. Also
+// ct::pipelined itself: clusters whose CTAs disagree on the trip count, an initial tile, the
+// mma.sync fold, and the same bits as the plain loop it stands for.
+#include "kernels/gemm_checks.hpp"
 
 namespace {
 using namespace ct_test;
-namespace kn = ct::kernels;
-using ct::index_t;
+using namespace gemm_test;
 
 struct gemm : on_device {};
 
-struct dims {
-  index_t b, m, n, k;
-};
-std::string name_of(const dims& d) {
-  return std::to_string(d.b) + "x" + std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k);
-}
-
-// Integers in [-4, 4], as T.
-template <class T>
-ct::tensor<T> small_ints(const ct::extents_t& e, const ct::device& dev) {
-  std::mt19937_64 rng(fresh_seed());
-  std::uniform_int_distribution<int> pick(-4, 4);
-  std::vector<T> v(std::size_t(ct::detail::element_count(e, "small_ints")));
-  for (auto& x : v) x = ct::convert<T>(float(pick(rng)));
-  return ct::from_host(v, e, dev);
-}
-
-template <class T>
-ct::tensor<T> random(const ct::extents_t& e, const ct::device& dev) {
-  return ct::randn<T>(e, fresh_seed(), 1.0, dev);
-}
-
-// Row-major float64 values of a as [B, M, K] and b as [B, K, N] (2-D tensors count as B = 1):
-// c[i, j] = sum_k a[i, k] b[k, j], and the same sum of absolute values (the error scale).
-struct product {
-  std::vector<double> c, scale;
-};
-product reference_product(const std::vector<double>& a, const std::vector<double>& b, const dims& d) {
-  product r{std::vector<double>(std::size_t(d.b * d.m * d.n)), std::vector<double>(std::size_t(d.b * d.m * d.n))};
-  for (index_t q = 0; q < d.b; ++q)
-    for (index_t i = 0; i < d.m; ++i)
-      for (index_t j = 0; j < d.n; ++j) {
-        double s = 0, abs_s = 0;
-        for (index_t k = 0; k < d.k; ++k) {
-          const double p = a[std::size_t((q * d.m + i) * d.k + k)] * b[std::size_t((q * d.k + k) * d.n + j)];
-          s += p;
-          abs_s += std::fabs(p);
-        }
-        r.c[std::size_t((q * d.m + i) * d.n + j)] = s;
-        r.scale[std::size_t((q * d.m + i) * d.n + j)] = abs_s;
-      }
-  return r;
-}
-
-ct::extents_t batched(const dims& d, index_t rows, index_t cols) {
-  return d.b == 0 ? ct::extents_t{rows, cols} : ct::extents_t{d.b, rows, cols};
-}
-dims counted(dims d) {
-  if (d.b == 0) d.b = 1;
-  return d;
-}
-
-// Within f32 accumulation error (K roundings of partial sums of size `scale`) plus one
-// rounding to TC.
-template <class TC>
-::testing::AssertionResult close_to(const std::vector<double>& got, const std::vector<double>& want,
-                                    const std::vector<double>& scale, index_t k) {
-  const double acc = 2.0 * double(k + 2) * unit_roundoff<float>();
-  std::size_t bad = 0;
-  std::ostringstream first;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double bound = acc * scale[i] * 1.01 + 2 * unit_roundoff<TC>() * std::fabs(want[i]) + 1e-30;
-    if (std::fabs(got[i] - want[i]) <= bound) continue;
-    if (++bad <= 5) first << "\n  [" << i << "] got " << got[i] << ", expected " << want[i] << " (bound " << bound << ")";
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements out of bounds:" << first.str();
-}
-
-// d.b == 0: 2-D operands; else batched. The last: M = 1 over four N tiles (on Hopper the
-// tensor-core tiles in clusters, mostly padding).
-const std::vector<dims> shapes = {{0, 1, 1, 1},   {0, 1, 64, 256}, {0, 7, 13, 5},   {0, 16, 65, 129}, {0, 65, 63, 33},
-                                  {0, 129, 131, 67}, {0, 127, 257, 31}, {0, 64, 8, 97}, {3, 17, 9, 40},
-                                  {2, 130, 128, 64}, {0, 1, 512, 136}};
-
-// Shapes for the tensor-core path (sm_90a: 128 x 128 x 64 tiles staged by cp.async when rows are
-// 16-byte aligned): several K trips, a partial last K tile, M and N off the tile, batches, and
-// one misaligned case (K = 100) that stages element by element. With an even count of N tiles
-// (2 x 136 x 256, 392 x 500) the clustered configuration pairs CTAs along N.
-const std::vector<dims> tensor_core_shapes = {{0, 200, 264, 328}, {0, 256, 128, 1024}, {2, 136, 256, 192},
-                                              {0, 17, 128, 64},   {0, 128, 8, 64},     {0, 130, 136, 100},
-                                              {0, 392, 500, 392}};
-
-template <class T, class TC>
-void check_exact_on(const ct::device& dev, const std::vector<dims>& list,
-                    kn::gemm_tiling tiles = kn::gemm_tiling::automatic) {
-  for (const dims& d : list) {
-    SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>() + " tiles " +
-                 std::to_string(int(tiles)));
-    const dims dc = counted(d);
-    const auto a = small_ints<T>(batched(d, d.m, d.k), dev), b = small_ints<T>(batched(d, d.k, d.n), dev);
-    auto c = poisoned<TC>(batched(d, d.m, d.n), dev);
-    kn::gemm_args<TC> args;
-    args.tiles = tiles;
-    kn::gemm(ct::default_stream(dev), c, a, b, args).wait();
-    const auto want = reference_product(host_f64(a), host_f64(b), dc).c;
-    EXPECT_TRUE(all_equal(host_f64(c), reference(want.size(), [&](std::size_t i) { return round_to<TC>(want[i]); })));
-  }
-}
-
-TEST_P(gemm, small_integers_are_exact_bf16_to_bf16) { check_exact_on<ct::bf16, ct::bf16>(dev(), shapes); }
 TEST_P(gemm, small_integers_are_exact_f16_to_f32) { check_exact_on<ct::f16, float>(dev(), shapes); }
 TEST_P(gemm, small_integers_are_exact_f32_to_f16) { check_exact_on<float, ct::f16>(dev(), shapes); }
-TEST_P(gemm, tensor_core_shapes_are_exact) {
-  check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes);
-  check_exact_on<ct::f16, float>(dev(), tensor_core_shapes);
-}
+TEST_P(gemm, tensor_core_shapes_are_exact_f16_to_f32) { check_exact_on<ct::f16, float>(dev(), tensor_core_shapes); }
 
-// Each tensor-core configuration by name, on a Hopper GPU (automatic picks one of them); on
-// other devices naming one is refused with a message, and the output is left alone.
-TEST_P(gemm, tensor_core_configurations_by_name) {
-  const bool hopper = dev().is_cuda() && dev().compute_capability() == 90;
+// Each tensor-core configuration by name, on a Hopper GPU (automatic picks one of them; the
+// refusal elsewhere: gemm_bf16_test.cpp).
+TEST_P(gemm, tensor_core_configurations_by_name_f16_to_f32) {
+  if (!(dev().is_cuda() && dev().compute_capability() == 90)) GTEST_SKIP() << "needs a Hopper GPU";
   for (const auto tiles : {kn::gemm_tiling::wgmma, kn::gemm_tiling::wgmma_paired, kn::gemm_tiling::wgmma_cluster,
                            kn::gemm_tiling::wgmma_producer, kn::gemm_tiling::wgmma_producer_cluster,
-                           kn::gemm_tiling::wgmma_wide}) {
-    if (hopper) {
-      check_exact_on<ct::bf16, ct::bf16>(dev(), tensor_core_shapes, tiles);
-      check_exact_on<ct::f16, float>(dev(), {{0, 136, 128, 72}, {0, 200, 264, 328}}, tiles);
-      continue;
-    }
-    const auto a = small_ints<ct::bf16>({8, 16}, dev()), b = small_ints<ct::bf16>({16, 4}, dev());
-    auto c = poisoned<ct::bf16>({8, 4}, dev());
-    kn::gemm_args<ct::bf16> args;
-    args.tiles = tiles;
-    EXPECT_THAT([&] { kn::gemm(ct::default_stream(dev()), c, a, b, args).wait(); },
-                ThrowsMessage<ct::error>(HasSubstr("tensor-core tiles need bf16 or f16 inputs and a Hopper GPU")));
-    EXPECT_TRUE(std::isnan(host_f64(c)[0])) << "the refused call wrote its output";
-  }
+                           kn::gemm_tiling::wgmma_wide})
+    check_exact_on<ct::f16, float>(dev(), {{0, 136, 128, 72}, {0, 200, 264, 328}}, tiles);
 }
 
 // The producer configurations' persistent grid: more CTAs' worth of tiles than a Hopper GPU has
@@ -169,32 +48,6 @@ TEST_P(gemm, producer_runs_several_tiles_per_cta) {
     const auto want = reference_product(host_f64(a), host_f64(b), counted(d));
     EXPECT_TRUE(close_to<float>(host_f64(c), want.c, want.scale, d.k));
     EXPECT_TRUE(all_equal(host_f64(again), host_f64(c)));
-  }
-}
-
-// The same operands as contiguous tensors (on Hopper: staged by TMA) and as views with odd
-// row strides (staged element by element by the threads) give the same bits, and the product.
-TEST_P(gemm, tma_and_thread_staging_give_the_same_bits) {
-  for (const dims& d : {dims{0, 200, 264, 328}, dims{2, 136, 256, 192}}) {
-    SCOPED_TRACE(name_of(d));
-    const auto a_wide = random<ct::bf16>(batched(d, d.m, d.k + 1), dev());
-    const auto b_wide = random<ct::bf16>(batched(d, d.k, d.n + 1), dev());
-    const int last = d.b == 0 ? 1 : 2;
-    const auto a_odd = a_wide.slice(last, 0, d.k), b_odd = b_wide.slice(last, 0, d.n);
-    const auto a = a_odd.clone(), b = b_odd.clone();
-    auto by_tma = poisoned<ct::bf16>(batched(d, d.m, d.n), dev()), by_threads = poisoned<ct::bf16>(batched(d, d.m, d.n), dev());
-    auto by_copies = poisoned<ct::bf16>(batched(d, d.m, d.n), dev());
-    kn::gemm(ct::default_stream(dev()), by_tma, a, b).wait();
-    // Named, the configuration takes the odd rows as they are (its threads stage them); left to
-    // the heuristic, they are first copied onto 16-byte rows (kn::detail::copy_on_16_bytes).
-    kn::gemm_args<ct::bf16> named;
-    named.tiles = kn::detail::gemm_use_wgmma(dev()) ? kn::gemm_tiling::wgmma_producer : kn::gemm_tiling::automatic;
-    kn::gemm(ct::default_stream(dev()), by_threads, a_odd, b_odd, named).wait();
-    kn::gemm(ct::default_stream(dev()), by_copies, a_odd, b_odd).wait();
-    EXPECT_TRUE(all_equal(host_f64(by_threads), host_f64(by_tma)));
-    EXPECT_TRUE(all_equal(host_f64(by_copies), host_f64(by_tma)));
-    const auto want = reference_product(host_f64(a), host_f64(b), counted(d));
-    EXPECT_TRUE(close_to<ct::bf16>(host_f64(by_tma), want.c, want.scale, d.k));
   }
 }
 
@@ -330,25 +183,8 @@ TEST_P(gemm, mma_sync_fold_is_exact) {
   check_mma_sync_fold<64, 64, 2>(dev());
 }
 
-template <class T, class TC>
-void check_random(const ct::device& dev, const dims& d) {
-  SCOPED_TRACE(name_of(d) + " " + ct::dtype_name<T>() + " -> " + ct::dtype_name<TC>());
-  const auto a = random<T>(batched(d, d.m, d.k), dev), b = random<T>(batched(d, d.k, d.n), dev);
-  auto c = poisoned<TC>(batched(d, d.m, d.n), dev);
-  kn::gemm(ct::default_stream(dev), c, a, b).wait();
-  const auto want = reference_product(host_f64(a), host_f64(b), counted(d));
-  EXPECT_TRUE(close_to<TC>(host_f64(c), want.c, want.scale, d.k));
-  // Reruns give the same bits.
-  auto again = poisoned<TC>(batched(d, d.m, d.n), dev);
-  kn::gemm(ct::default_stream(dev), again, a, b).wait();
-  EXPECT_TRUE(all_equal(host_f64(again), host_f64(c)));
-}
-
 TEST_P(gemm, random_bf16_to_f32) {
   for (const dims& d : {dims{0, 129, 130, 131}, dims{0, 3, 200, 300}, dims{2, 40, 70, 50}}) check_random<ct::bf16, float>(dev(), d);
-}
-TEST_P(gemm, random_bf16_to_bf16_tensor_core_shapes) {
-  for (const dims& d : {dims{0, 264, 392, 1000}, dims{2, 130, 256, 136}}) check_random<ct::bf16, ct::bf16>(dev(), d);
 }
 TEST_P(gemm, random_f16_to_f16) { check_random<ct::f16, ct::f16>(dev(), {0, 67, 129, 100}); }
 TEST_P(gemm, random_f32_to_f32_is_f32_exact_products) { check_random<float, float>(dev(), {0, 131, 65, 257}); }
@@ -366,62 +202,6 @@ TEST_P(gemm, column_major_operands) {
   const auto want2 = reference_product(host_f64(a_row), host_f64(b), counted(d)).c;
   kn::gemm(ct::default_stream(dev()), c, a_row, b).wait();
   EXPECT_TRUE(all_equal(host_f64(c), want2)) << "row-major a, column-major b";
-}
-
-double gelu_tanh(double x) { return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
-
-// c = act(alpha * a @ b + beta * residual + bias), for each activation and each optional part.
-template <class Act, class F>
-void check_epilogue(const ct::device& dev, const dims& d, F act, bool with_residual, bool with_bias,
-                    kn::gemm_tiling tiles = kn::gemm_tiling::automatic) {
-  SCOPED_TRACE(name_of(d) + (with_residual ? " residual" : "") + (with_bias ? " bias" : ""));
-  const auto a = random<ct::bf16>(batched(d, d.m, d.k), dev), b = random<ct::bf16>(batched(d, d.k, d.n), dev);
-  const auto residual = random<ct::bf16>(batched(d, d.m, d.n), dev);
-  const auto bias = random<ct::bf16>({d.n}, dev);
-  kn::gemm_args<ct::bf16> args;
-  args.alpha = 0.75f;
-  args.tiles = tiles;
-  if (with_residual) {
-    args.beta = -1.5f;
-    args.residual = &residual;
-  }
-  if (with_bias) args.bias = &bias;
-  auto c = poisoned<ct::bf16>(batched(d, d.m, d.n), dev);
-  kn::gemm<Act>(ct::default_stream(dev), c, a, b, args).wait();
-  const auto p = reference_product(host_f64(a), host_f64(b), counted(d));
-  const auto hr = host_f64(residual), hb = host_f64(bias);
-  std::vector<double> want(p.c.size()), scale(p.c.size());
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const double pre = 0.75 * p.c[i] + (with_residual ? -1.5 * hr[i] : 0.0) + (with_bias ? hb[i % std::size_t(d.n)] : 0.0);
-    want[i] = act(pre);
-    // The activations' slopes are at most about 1.13, so the pre-activation error scale carries over.
-    scale[i] = 1.2 * (0.75 * p.scale[i] + 1.5 * std::fabs(hr[i]) + 1.0 * std::fabs(hb[i % std::size_t(d.n)]));
-  }
-  EXPECT_TRUE(close_to<ct::bf16>(host_f64(c), want, scale, d.k + 2));
-}
-
-TEST_P(gemm, epilogue_alpha_beta_bias_activations) {
-  const dims d{0, 67, 131, 45};
-  const auto id = [](double x) { return x; };
-  check_epilogue<kn::identity>(dev(), d, id, false, false);
-  check_epilogue<kn::identity>(dev(), d, id, true, false);
-  check_epilogue<kn::identity>(dev(), d, id, false, true);
-  check_epilogue<kn::relu>(dev(), d, [](double x) { return x > 0 ? x : 0.0; }, true, true);
-  check_epilogue<kn::silu>(dev(), {2, 33, 20, 17}, [](double x) { return x / (1 + std::exp(-x)); }, true, true);
-  check_epilogue<kn::gelu_tanh>(dev(), {0, 129, 64, 30}, gelu_tanh, false, true);
-  // Tiles inside the output on 16-byte rows (and cut ones at its edge), without and with inputs:
-  // the untested stores of out::with_subtiles and the checked ones.
-  check_epilogue<kn::relu>(dev(), {0, 256, 264, 72}, [](double x) { return x > 0 ? x : 0.0; }, false, false);
-  check_epilogue<kn::identity>(dev(), {0, 256, 264, 72}, id, true, true);
-}
-
-// The 64 x 256 tile blocks' epilogue: their results leave the accumulator 8 rows a pass, and
-// the residual and bias load in bands of 32 rows of 256 columns.
-TEST_P(gemm, wide_tiles_epilogue) {
-  if (!(dev().is_cuda() && dev().compute_capability() == 90)) GTEST_SKIP() << "needs a Hopper GPU";
-  const auto wide = kn::gemm_tiling::wgmma_wide;
-  check_epilogue<kn::identity>(dev(), {0, 200, 520, 136}, [](double x) { return x; }, true, true, wide);
-  check_epilogue<kn::gelu_tanh>(dev(), {3, 70, 300, 64}, gelu_tanh, true, true, wide);
 }
 
 // The tf32 rounding of f32 inputs (docs/numerics.md): to 11 significant bits, nearest, ties away
@@ -506,34 +286,6 @@ TEST_P(gemm, odd_rows_copy_onto_16_byte_rows) {
     EXPECT_TRUE(kn::detail::operand_on_16_bytes(y));
     EXPECT_TRUE(all_equal(host_f64(y), host_f64(*x)));
   }
-}
-
-TEST_P(gemm, argument_errors_name_the_problem) {
-  const auto s = ct::default_stream(dev());
-  const auto a = random<ct::bf16>({8, 16}, dev()), b = random<ct::bf16>({16, 4}, dev()), b_bad = random<ct::bf16>({15, 4}, dev());
-  auto c = poisoned<ct::bf16>({8, 4}, dev()), c_bad = poisoned<ct::bf16>({8, 5}, dev());
-  EXPECT_THAT([&] { kn::gemm(s, c, a, b_bad).wait(); }, ThrowsMessage<ct::error>(HasSubstr("inner dimensions differ")));
-  EXPECT_THAT([&] { kn::gemm(s, c_bad, a, b).wait(); }, ThrowsMessage<ct::error>(HasSubstr("b has extent 4 along axis 1, expected 5")));
-  kn::gemm_args<ct::bf16> no_residual;
-  no_residual.beta = 1.0f;
-  EXPECT_THAT([&] { kn::gemm(s, c, a, b, no_residual).wait(); }, ThrowsMessage<ct::error>(HasSubstr("no residual")));
-  const auto bias_bad = random<ct::bf16>({5}, dev());
-  kn::gemm_args<ct::bf16> wrong_bias;
-  wrong_bias.bias = &bias_bad;
-  EXPECT_THAT([&] { kn::gemm(s, c, a, b, wrong_bias).wait(); }, ThrowsMessage<ct::error>(HasSubstr("bias has extent 5")));
-  kn::gemm_args<ct::bf16> in_place;
-  in_place.beta = 1.0f;
-  in_place.residual = &c;
-  EXPECT_THAT([&] { kn::gemm(s, c, a, b, in_place).wait(); }, ThrowsMessage<ct::error>(HasSubstr("overlaps")));
-  // Also where a is one the heuristic would copy (rows of 15 elements, 17 apart).
-  auto wide = random<ct::bf16>({8, 17}, dev());
-  auto c_in_a = wide.slice(1, 0, 4);
-  const auto a_odd = wide.slice(1, 0, 15), b15 = random<ct::bf16>({15, 4}, dev());
-  EXPECT_THAT([&] { kn::gemm(s, c_in_a, a_odd, b15).wait(); }, ThrowsMessage<ct::error>(HasSubstr("overlaps an input")));
-  const auto a3 = random<ct::bf16>({2, 8, 16}, dev()), b3 = random<ct::bf16>({3, 16, 4}, dev());
-  auto c3 = poisoned<ct::bf16>({2, 8, 4}, dev());
-  EXPECT_THAT([&] { kn::gemm(s, c3, a3, b3).wait(); }, ThrowsMessage<ct::error>(HasSubstr("b has extent 3 along axis 0")));
-  EXPECT_THAT([&] { kn::gemm(s, c3, a, b).wait(); }, ThrowsMessage<ct::error>(HasSubstr("a must have rank 3")));
 }
 
 CT_INSTANTIATE_ON_DEVICES(gemm);
