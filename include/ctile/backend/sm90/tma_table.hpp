@@ -57,9 +57,12 @@ __device__ inline const CUtensorMap* find_tma(const T* data, const global_view<R
   const published_tma p = tma_slot();
   for (int i = 0; i < p.count; ++i) {
     const tma_operand& o = p.op[i];
-    bool same = o.usable && o.base == static_cast<const void*>(data);
+    // Every field compared, without short-circuits: the entry's loads then go out together
+    // rather than one after another's test (a persistent GEMM's tile blocks look up both
+    // operands at every tile).
+    bool same = (o.usable != 0) & (o.base == static_cast<const void*>(data));
     for (int a = 0; a < R; ++a)
-      same = same && o.extent[3 - R + a] == g.extent[a] && o.stride[3 - R + a] == g.stride[a];
+      same = same & (o.extent[3 - R + a] == g.extent[a]) & (o.stride[3 - R + a] == g.stride[a]);
     if (same) return &o.map;
   }
   return nullptr;

@@ -36,6 +36,13 @@ CT_HD constexpr std::uint64_t kmajor_b128_descriptor(std::uint32_t smem_addr) {
   return smem_descriptor(smem_addr, 16, 1024, smem_swizzle::b128);
 }
 
+// desc with its start address moved `bytes` on (a multiple of 16). Shared-memory addresses stay
+// below 256 KiB, so the 14-bit address field never carries into the next: the add touches the
+// low word only, one integer add where building the descriptor anew masks, shifts and merges.
+CT_HD constexpr std::uint64_t advance_descriptor(std::uint64_t desc, std::uint32_t bytes) {
+  return (desc & ~std::uint64_t(0xFFFFFFFFu)) | std::uint32_t(std::uint32_t(desc) + (bytes >> 4));
+}
+
 // Whether this device pass can issue wgmma (sm_90a: the "a" feature set).
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define CTILE_HAS_WGMMA 1

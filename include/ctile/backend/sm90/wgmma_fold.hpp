@@ -130,14 +130,16 @@ template <class T, class SA, class SB, int BM, int BN>
 __device__ inline void wgmma_trip(wgmma_accumulator<BM, BN>& acc, const smem_tile<T, SA>& a, const smem_tile<T, SB>& b) {
   constexpr int BK = cols_of<SA>();
   constexpr std::uint32_t b_panel_bytes = std::uint32_t(rows_of<SB>()) * 128u;
+  // The stage's two descriptors once; each step's by a constant offset (advance_descriptor).
+  const std::uint64_t a0 = kmajor_b128_descriptor(a.addr);
+  const std::uint64_t b0 = smem_descriptor(b.addr, b_panel_bytes, 1024, smem_swizzle::b128);
   CT_UNROLL
   for (int s = 0; s < BK / 16; ++s) {
     const std::uint32_t a_k = std::uint32_t((s * 16) / 64) * BM * 128u + std::uint32_t((s * 16) % 64) * 2u;
-    const std::uint64_t db = smem_descriptor(b.addr + std::uint32_t(s) * 16u * 128u, b_panel_bytes, 1024,
-                                             smem_swizzle::b128);
+    const std::uint64_t db = advance_descriptor(b0, std::uint32_t(s) * 16u * 128u);
     CT_UNROLL
     for (int h = 0; h < BM / 64; ++h) {
-      const std::uint64_t da = kmajor_b128_descriptor(a.addr + std::uint32_t(h) * 64u * 128u + a_k);
+      const std::uint64_t da = advance_descriptor(a0, std::uint32_t(h) * 64u * 128u + a_k);
       if constexpr (BN == 256) wgmma_m64n256k16_f32<T, 1>(acc.d[h], da, db, 1);
       else wgmma_m64n128k16_f32<T, 1>(acc.d[h], da, db, 1);
     }
