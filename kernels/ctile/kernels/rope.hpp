@@ -14,11 +14,13 @@
 namespace ct::kernels {
 namespace detail {
 
-template <class T, int SB, int HB, int D>
+// Which of rope_for_dim's launches a rope_map serves: all heads, or those past a multiple of a
+// tile's (named apart, so that which launch ran is visible in a profile and to the tests).
+enum class rope_heads { all, leftover };
+
+template <class T, int SB, int HB, int D, rope_heads Heads = rope_heads::all>
 struct rope_map {
-  // One head a tile only in the launch over the heads past a multiple of a tile's (rope_for_dim):
-  // named apart, so that which launch ran is visible (in a profile, and to the tests).
-  static constexpr const char* name = HB == 1 ? "ct_kernels_rope_leftover_heads" : "ct_kernels_rope";
+  static constexpr const char* name = Heads == rope_heads::leftover ? "ct_kernels_rope_leftover_heads" : "ct_kernels_rope";
   // y and x viewed as [batch * seq, heads, D], cos and sin as [seq, 1, D / 2].
   CT_TILE void operator()(ct::out<T, ct::shape<SB, HB, D>> y, ct::in<T, 3> x, ct::in<float, 3> cos,
                           ct::in<float, 3> sin, index_t seq) const {
@@ -56,7 +58,7 @@ struct rope_map {
 };
 
 // Heads [h0, h1) of every position.
-template <class T, int SB, int HB, int D>
+template <class T, int SB, int HB, int D, rope_heads Heads = rope_heads::all>
 ct::pending rope_launch(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<T>& x, const ct::tensor<float>& cos,
                         const ct::tensor<float>& sin, index_t h0, index_t h1) {
   const index_t b = x.extent(0), seq = x.extent(1), heads = x.extent(2);
@@ -65,7 +67,7 @@ ct::pending rope_launch(const ct::stream& s, ct::tensor<T>& y, const ct::tensor<
   require(SB == 1 || seq >= SB, what("rope", "internal error: tiles of " + std::to_string(SB) +
                                                  " positions chosen for seq " + std::to_string(seq)));
   auto y3 = y.reshape({b * seq, heads, D}).slice(1, h0, h1);
-  return ct::launch(s, rope_map<T, SB, HB, D>{}, y3.partition(ct::shape<SB, HB, D>{}),
+  return ct::launch(s, rope_map<T, SB, HB, D, Heads>{}, y3.partition(ct::shape<SB, HB, D>{}),
                     x.reshape({b * seq, heads, D}).slice(1, h0, h1), cos.unsqueeze(1), sin.unsqueeze(1), seq);
 }
 
@@ -92,7 +94,7 @@ ct::pending rope_for_dim(const ct::stream& s, ct::tensor<T>& y, const ct::tensor
   if (heads > heads_a_tile && heads % heads_a_tile != 0 && seq >= heads_a_tile) {
     const index_t whole = heads / heads_a_tile * heads_a_tile;
     (void)rope_launch<T, 1, heads_a_tile, D>(s, y, x, cos, sin, 0, whole);
-    return rope_launch<T, heads_a_tile, 1, D>(s, y, x, cos, sin, whole, heads);
+    return rope_launch<T, heads_a_tile, 1, D, rope_heads::leftover>(s, y, x, cos, sin, whole, heads);
   }
   constexpr index_t never = std::numeric_limits<index_t>::max();
   const index_t one = padded_work(seq, heads, 1, heads_a_tile),
