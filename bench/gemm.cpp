@@ -7,6 +7,8 @@
 //   bench_gemm [--out FILE] [--quick] [--seconds S] [--no-diagnostics]
 //              [--tiles T[,T...]]   T: automatic|wgmma|wgmma_paired|wgmma_cluster|wgmma_producer|wgmma_producer_cluster|wgmma_wide|simt
 //              [--shapes MxNxK[,MxNxK...]]   these shapes instead of issue 6's (group "custom")
+//              [--split-k S[,S...]]   also the automatic tiles with K cut into S parts (gemm_args::split_k;
+//                                     rows "split_k=S"; shapes whose K S does not divide report the error)
 // Several tile configurations are timed side by side, against one cuBLAS measurement a shape.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -42,6 +44,9 @@ struct options {
   std::vector<std::pair<std::string, ct::kernels::gemm_tiling>> tilings = {{"automatic", ct::kernels::gemm_tiling::automatic}};
   bool diagnostics = true;  // also time the bare main loop (bare_gemm), one and two tile blocks a CTA
   std::vector<std::array<ct::index_t, 3>> shapes;  // --shapes: these instead of issue 6's
+  std::vector<int> splits;                          // --split-k: also these gemm_args::split_k
+  // What ctile runs, a column pair each: the tilings, then the splits (made by parse).
+  std::vector<std::pair<std::string, ct::kernels::gemm_args<ct::bf16>>> configs;
 };
 
 struct problem {
@@ -180,11 +185,9 @@ std::vector<result> measure(const problem& p, const ct::stream& s, cublas_gemm& 
     theirs.error = e.what();
   }
   out.push_back(theirs);
-  for (const auto& [name, tiles] : opt.tilings) {
+  for (const auto& [name, args] : opt.configs) {
     result ours{p, "ctile", name, 0, false, ""};
     try {
-      ct::kernels::gemm_args<ct::bf16> args;
-      args.tiles = tiles;
       c = ct::full<ct::bf16>({p.m, p.n}, NAN, dev);
       ct::kernels::gemm(s, c, a, b, args).wait();
       ours.error = theirs.ok ? compare(c, ref, p.k) : "";
@@ -273,10 +276,25 @@ options parse(int argc, char** argv) {
            }))
         o.shapes.push_back({e[0], e[1], e[2]});
       if (o.shapes.empty()) throw ct::error("bench_gemm: --shapes needs at least one MxNxK");
+    } else if (a == "--split-k") {
+      for (const auto& e : bench::parse_shape_list(value(), [](const std::string& item, const std::vector<ct::index_t>& e) {
+             if (e.size() != 1 || e[0] > 64)
+               throw ct::error("bench_gemm: --split-k takes part counts from 1 to 64, separated by commas; not '" + item +
+                               "'");
+           }))
+        o.splits.push_back(int(e[0]));
     } else throw ct::error("bench_gemm: unknown option " + a +
-                           " (--out FILE, --quick, --seconds S, --no-diagnostics, --tiles T[,T...], --shapes MxNxK[,...])");
+                           " (--out FILE, --quick, --seconds S, --no-diagnostics, --tiles T[,T...], --shapes MxNxK[,...], --split-k S[,...])");
   }
   if (!(o.seconds > 0)) throw ct::error("bench_gemm: --seconds must be positive");
+  for (const auto& [name, tiles] : o.tilings) {
+    o.configs.emplace_back(name, ct::kernels::gemm_args<ct::bf16>{});
+    o.configs.back().second.tiles = tiles;
+  }
+  for (const int parts : o.splits) {
+    o.configs.emplace_back("split_k=" + std::to_string(parts), ct::kernels::gemm_args<ct::bf16>{});
+    o.configs.back().second.split_k = parts;
+  }
   return o;
 }
 
@@ -324,14 +342,14 @@ int main(int argc, char** argv) try {
                   (long long)r.p.k, tflops(r));
   // One row a shape: cuBLAS, then each configuration's TFLOP/s and its ratio to cuBLAS.
   std::printf("\n| M | N | K | cuBLAS TFLOP/s |");
-  for (const auto& t : opt.tilings) std::printf(" ctile %s TFLOP/s | / cuBLAS |", t.first.c_str());
+  for (const auto& t : opt.configs) std::printf(" ctile %s TFLOP/s | / cuBLAS |", t.first.c_str());
   std::printf("\n| --- | --- | --- | --- |");
-  for (std::size_t i = 0; i < opt.tilings.size(); ++i) std::printf(" --- | --- |");
+  for (std::size_t i = 0; i < opt.configs.size(); ++i) std::printf(" --- | --- |");
   std::printf("\n");
   const auto cell = [](const result& r) { return r.ok ? std::to_string(int(std::lround(tflops(r)))) : std::string("error"); };
-  std::vector<double> log_sum(opt.tilings.size(), 0.0);
-  std::vector<int> sweep(opt.tilings.size(), 0);
-  const std::size_t per_shape = 1 + opt.tilings.size();
+  std::vector<double> log_sum(opt.configs.size(), 0.0);
+  std::vector<int> sweep(opt.configs.size(), 0);
+  const std::size_t per_shape = 1 + opt.configs.size();
   std::vector<result> rows;
   for (const auto& r : results)
     if (r.impl.rfind("bare", 0) != 0) rows.push_back(r);
@@ -339,7 +357,7 @@ int main(int argc, char** argv) try {
     const result& theirs = rows[i];
     std::printf("| %lld | %lld | %lld | %s |", (long long)theirs.p.m, (long long)theirs.p.n, (long long)theirs.p.k,
                 cell(theirs).c_str());
-    for (std::size_t t = 0; t < opt.tilings.size(); ++t) {
+    for (std::size_t t = 0; t < opt.configs.size(); ++t) {
       const result& ours = rows[i + 1 + t];
       std::string ratio = "-";
       if (ours.ok && theirs.ok) {
@@ -351,9 +369,9 @@ int main(int argc, char** argv) try {
     std::printf("\n");
   }
   std::printf("\n");
-  for (std::size_t t = 0; t < opt.tilings.size(); ++t)
+  for (std::size_t t = 0; t < opt.configs.size(); ++t)
     if (sweep[t] > 0)
-      std::printf("sweep geometric mean, ctile %s / cuBLAS: %.3f over %d shapes\n", opt.tilings[t].first.c_str(),
+      std::printf("sweep geometric mean, ctile %s / cuBLAS: %.3f over %d shapes\n", opt.configs[t].first.c_str(),
                   std::exp(log_sum[t] / sweep[t]), sweep[t]);
   for (const auto& r : results)
     if (!r.ok && !r.error.empty())

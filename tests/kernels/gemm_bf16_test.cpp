@@ -121,6 +121,72 @@ TEST_P(gemm_bf16, wide_tiles_epilogue) {
   check_epilogue<kn::gelu_tanh>(dev(), {3, 70, 300, 64}, gelu_tanh, true, true, wide);
 }
 
+// K cut into parts multiplied side by side (gemm_args::split_k), for outputs of few tiles (f32
+// inputs are refused: gemm_test.cpp): exact
+// on small integers, the same bits as without the split there; with the epilogue within f32
+// accumulation error of the float64 product, and reruns bitwise.
+TEST_P(gemm_bf16, split_k) {
+  struct split_case {
+    dims d;
+    int parts;
+  } cases[] = {{{0, 1, 300, 512}, 4}, {{0, 70, 8, 1024}, 8}, {{0, 129, 131, 96}, 3}, {{0, 200, 264, 64}, 1}};
+  for (const auto& [d, parts] : cases) {
+    SCOPED_TRACE(name_of(d) + " in " + std::to_string(parts) + " parts");
+    const auto a = small_ints<ct::bf16>({d.m, d.k}, dev()), b = small_ints<ct::bf16>({d.k, d.n}, dev());
+    auto split = poisoned<ct::bf16>({d.m, d.n}, dev()), whole = poisoned<ct::bf16>({d.m, d.n}, dev());
+    kn::gemm_args<ct::bf16> args;
+    args.split_k = parts;
+    kn::gemm(ct::default_stream(dev()), split, a, b, args).wait();
+    kn::gemm(ct::default_stream(dev()), whole, a, b).wait();
+    const auto want = reference_product(host_f64(a), host_f64(b), counted(d)).c;
+    EXPECT_TRUE(all_equal(host_f64(split), reference(want.size(), [&](std::size_t i) { return round_to<ct::bf16>(want[i]); })));
+    EXPECT_TRUE(all_equal(host_f64(split), host_f64(whole)));
+  }
+  // The epilogue after the sum, and a column-major b.
+  const dims d{0, 33, 200, 768};
+  const auto a = random<ct::bf16>({d.m, d.k}, dev()), b = random<ct::bf16>({d.n, d.k}, dev()).transpose();
+  const auto residual = random<ct::bf16>({d.m, d.n}, dev()), bias = random<ct::bf16>({d.n}, dev());
+  kn::gemm_args<ct::bf16> args;
+  args.alpha = 0.75f;
+  args.beta = -1.5f;
+  args.residual = &residual;
+  args.bias = &bias;
+  args.split_k = 6;
+  auto c = poisoned<ct::bf16>({d.m, d.n}, dev()), again = poisoned<ct::bf16>({d.m, d.n}, dev());
+  kn::gemm<kn::relu>(ct::default_stream(dev()), c, a, b, args).wait();
+  kn::gemm<kn::relu>(ct::default_stream(dev()), again, a, b, args).wait();
+  EXPECT_TRUE(all_equal(host_f64(again), host_f64(c)));
+  const auto p = reference_product(host_f64(a), host_f64(b), counted(d));
+  const auto hr = host_f64(residual), hb = host_f64(bias);
+  std::vector<double> want(p.c.size()), scale(p.c.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    want[i] = std::max(0.0, 0.75 * p.c[i] - 1.5 * hr[i] + hb[i % std::size_t(d.n)]);
+    scale[i] = 0.75 * p.scale[i] + 1.5 * std::fabs(hr[i]) + std::fabs(hb[i % std::size_t(d.n)]);
+  }
+  EXPECT_TRUE(close_to<ct::bf16>(host_f64(c), want, scale, d.k + 2));
+}
+
+TEST_P(gemm_bf16, split_k_errors_name_the_problem) {
+  const auto s = ct::default_stream(dev());
+  const auto a = random<ct::bf16>({8, 96}, dev()), b = random<ct::bf16>({96, 4}, dev());
+  auto c = poisoned<ct::bf16>({8, 4}, dev());
+  const auto split = [&](int parts, kn::gemm_tiling tiles = kn::gemm_tiling::automatic) {
+    kn::gemm_args<ct::bf16> args;
+    args.split_k = parts;
+    args.tiles = tiles;
+    kn::gemm(s, c, a, b, args).wait();
+  };
+  EXPECT_THAT([&] { split(0); }, ThrowsMessage<ct::error>(HasSubstr("split_k = 0: K is cut into at least one part")));
+  EXPECT_THAT([&] { split(5); }, ThrowsMessage<ct::error>(HasSubstr("split_k = 5 does not cut K = 96 into equal parts")));
+  EXPECT_THAT([&] { split(2, kn::gemm_tiling::simt); }, ThrowsMessage<ct::error>(HasSubstr("split_k = 2 takes the automatic tiles")));
+  const auto a3 = random<ct::bf16>({2, 8, 96}, dev()), b3 = random<ct::bf16>({2, 96, 4}, dev());
+  auto c3 = poisoned<ct::bf16>({2, 8, 4}, dev());
+  kn::gemm_args<ct::bf16> args;
+  args.split_k = 2;
+  EXPECT_THAT([&] { kn::gemm(s, c3, a3, b3, args).wait(); }, ThrowsMessage<ct::error>(HasSubstr("split_k = 2 needs an unbatched product")));
+  EXPECT_TRUE(std::isnan(host_f64(c)[0])) << "a refused call wrote its output";
+}
+
 TEST_P(gemm_bf16, argument_errors_name_the_problem) {
   const auto s = ct::default_stream(dev());
   const auto a = random<ct::bf16>({8, 16}, dev()), b = random<ct::bf16>({16, 4}, dev()), b_bad = random<ct::bf16>({15, 4}, dev());

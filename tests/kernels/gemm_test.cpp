@@ -231,6 +231,17 @@ TEST_P(gemm, tf32_only_when_asked) {
   EXPECT_FALSE(close_to<float>(host_f64(rounded), want_exact.c, want_exact.scale, d.k)) << "allow_tf32 had no effect";
 }
 
+// K is cut into parts (gemm_args::split_k) for 16-bit inputs only (gemm_bf16_test.cpp).
+TEST_P(gemm, split_k_needs_16_bit_inputs) {
+  const auto a = random<float>({8, 96}, dev()), b = random<float>({96, 4}, dev());
+  auto c = poisoned<float>({8, 4}, dev());
+  kn::gemm_args<float> args;
+  args.split_k = 2;
+  EXPECT_THAT([&] { kn::gemm(ct::default_stream(dev()), c, a, b, args).wait(); },
+              ThrowsMessage<ct::error>(HasSubstr("split_k = 2 needs bf16 or f16 inputs")));
+  EXPECT_TRUE(std::isnan(host_f64(c)[0])) << "the refused call wrote its output";
+}
+
 // The fold gives the same bits as the plain loop it stands for.
 struct plain_loop_matmul {
   static constexpr const char* name = "test_plain_loop_matmul";

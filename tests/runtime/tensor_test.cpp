@@ -121,6 +121,32 @@ TEST(tensor_views, unsqueeze_adds_a_unit_axis_to_any_view) {
   EXPECT_THAT([&] { (void)t.unsqueeze(3); }, error_with("ct::tensor::unsqueeze: axis 3 out of range for rank 2"));
 }
 
+TEST(tensor_views, squeeze_drops_a_unit_axis) {
+  auto t = ct::from_host(iota(6), {2, 1, 3}, cpu);
+  const auto s = t.squeeze(1);
+  EXPECT_EQ(s.extents(), (ct::extents_t{2, 3}));
+  EXPECT_EQ(s.to_host(), iota(6));
+  EXPECT_EQ(t.transpose(0, 2).squeeze(1).to_host(), t.squeeze(1).transpose().to_host());
+  EXPECT_THAT([&] { (void)t.squeeze(0); }, error_with("ct::tensor::squeeze: axis 0 has extent 2, not 1"));
+}
+
+TEST(tensor_views, unflatten_cuts_an_axis_into_equal_parts) {
+  auto t = ct::from_host(iota(12), {2, 6}, cpu);
+  const auto cols = t.unflatten(1, 3);  // [2, 3, 2]: row r, part p = columns 2p, 2p + 1
+  EXPECT_EQ(cols.extents(), (ct::extents_t{2, 3, 2}));
+  EXPECT_TRUE(cols.contiguous());
+  EXPECT_EQ(cols.to_host(), iota(12));
+  const auto parts_first = cols.transpose(0, 1);  // [3, 2, 2]: part p of every row
+  EXPECT_EQ(parts_first.to_host(), (std::vector<float>{0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11}));
+  const auto rows = t.transpose().unflatten(0, 2);  // [2, 3, 2] of the transposed [6, 2]
+  EXPECT_EQ(rows.to_host(), (std::vector<float>{0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11}));
+  EXPECT_THAT([&] { (void)t.unflatten(1, 4); },
+              error_with("ct::tensor::unflatten: axis 1 of extent 6 does not split into 4 equal parts"));
+  EXPECT_THAT([&] { (void)t.unflatten(1, 0); },
+              error_with("ct::tensor::unflatten: axis 1 of extent 6 does not split into 0 equal parts"));
+  EXPECT_THAT([&] { (void)t.unflatten(2, 1); }, error_with("ct::tensor::unflatten"));
+}
+
 TEST(tensor_copy, moved_from_and_default_tensors_are_empty) {
   auto t = ct::zeros<float>({4}, cpu);
   const auto moved = std::move(t);

@@ -215,6 +215,34 @@ class tensor {
     return t;
   }
 
+  // The same elements without axis `axis`, which must have extent 1 (unsqueeze's inverse).
+  tensor squeeze(int axis) const {
+    check_axis(axis, "squeeze");
+    detail::require(extents_[std::size_t(axis)] == 1, "ct::tensor::squeeze: axis " + std::to_string(axis) + " has extent " +
+                                                         std::to_string(extents_[std::size_t(axis)]) + ", not 1");
+    tensor t = view();
+    t.extents_.erase(t.extents_.begin() + std::ptrdiff_t(axis));
+    t.strides_.erase(t.strides_.begin() + std::ptrdiff_t(axis));
+    return t;
+  }
+
+  // Axis `axis` of extent n as two, [parts, n / parts] (n a multiple of parts), on any view:
+  // a [M, K] tensor unflattened at 1 into 4 parts is [M, 4, K / 4], part p its columns
+  // [p K / 4, (p + 1) K / 4).
+  tensor unflatten(int axis, index_t parts) const {
+    check_axis(axis, "unflatten");
+    const index_t n = extents_[std::size_t(axis)], stride = strides_[std::size_t(axis)];
+    detail::require(parts > 0 && n % parts == 0, "ct::tensor::unflatten: axis " + std::to_string(axis) + " of extent " +
+                                                     std::to_string(n) + " does not split into " +
+                                                     std::to_string(parts) + " equal parts");
+    tensor t = view();
+    const auto at = std::ptrdiff_t(axis);
+    t.extents_[std::size_t(axis)] = n / parts;
+    t.extents_.insert(t.extents_.begin() + at, parts);
+    t.strides_.insert(t.strides_.begin() + at, stride * (n / parts));
+    return t;
+  }
+
   // Swaps two axes (default: the last two).
   tensor transpose(int a = -2, int b = -1) const {
     if (a < 0) a += rank();

@@ -53,6 +53,12 @@ struct gemm_args {
   const ct::tensor<TC>* bias = nullptr;       // [N], added to every row
   bool allow_tf32 = false;                    // f32 inputs: round them to tf32 for the products
   gemm_tiling tiles = gemm_tiling::automatic;
+  // K cut into this many equal parts, multiplied side by side into f32 partial products that a
+  // second kernel sums (with the epilogue): for outputs of too few tiles to fill the GPU (M = 1,
+  // N = 8). 1: no split. Needs 16-bit inputs, no batch, split_k dividing K (K / split_k a
+  // multiple of 8 lets TMA describe the parts), and the automatic tiles. Not chosen
+  // automatically yet (its speed is unmeasured).
+  int split_k = 1;
 };
 
 namespace detail {
@@ -276,7 +282,37 @@ void check_gemm(const ct::tensor<TC>& c, const ct::tensor<T>& a, const ct::tenso
     require_rank(what, "bias", *args.bias, 1);
     require_extent(what, "bias", *args.bias, 0, c.extent(n));
   }
+  if (args.split_k != 1) {
+    const std::string split = "split_k = " + std::to_string(args.split_k);
+    require(args.split_k >= 1, kernels::detail::what(what, split + ": K is cut into at least one part"));
+    require(!std::is_same_v<T, float>, kernels::detail::what(what, split + " needs bf16 or f16 inputs"));
+    require(args.tiles == gemm_tiling::automatic, kernels::detail::what(what, split + " takes the automatic tiles"));
+    require(r == 2 || c.extent(0) == 1,
+            kernels::detail::what(what, split + " needs an unbatched product, not c " + ct::detail::format_extents(c.extents())));
+    require(a.extent(n) % args.split_k == 0,
+            kernels::detail::what(what, split + " does not cut K = " + std::to_string(a.extent(n)) + " into equal parts"));
+  }
 }
+
+// Split K: c = Act(alpha * sum_s partial[s] + beta * residual + bias), partial [S, M, N] f32
+// holding the products of the S parts of K (in order, so reruns give the same bits).
+template <class TC, class Act, int BM, int BN>
+struct split_sum_map {
+  static constexpr const char* name = "ct_kernels_gemm_split_sum";
+  CT_TILE void operator()(ct::out<TC, ct::shape<1, BM, BN>> c, ct::in<float, 3> partial, ct::in<TC, 3> residual,
+                          ct::in<TC, 3> bias, float alpha, float beta, int has_bias) const {
+    const auto t = c.tile_index();
+    const auto parts = partial.tiled(ct::shape<1, BM, BN>{});
+    auto y = parts.load(0, t[1], t[2]);
+    for (index_t s = 1; s < partial.extent(0); ++s) y = y + parts.load(s, t[1], t[2]);
+    y = y * alpha;
+    const auto laid_like_y = ct::layout_of(y);
+    if (beta != 0.0f)
+      y = y + ct::astype<float>(residual.tiled(ct::shape<1, BM, BN>{}).load(t[0], t[1], t[2], laid_like_y)) * beta;
+    if (has_bias) y = y + ct::astype<float>(bias.tiled(ct::shape<1, 1, BN>{}).load(0, 0, t[2], laid_like_y));
+    c.store(ct::astype<TC>(Act{}(y)));
+  }
+};
 
 template <class T, class TC, class Act, class Cfg, bool Tf32>
 ct::pending gemm_launch(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<T>& a3, const ct::tensor<T>& b3,
@@ -319,6 +355,32 @@ ct::pending gemm_pick(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<
   return run(gemm_square{});
 }
 
+// gemm_args::split_k: the products of the `parts` runs of K side by side, as a batch, into an
+// f32 [parts, M, N] buffer (a and b viewed as [parts, M, K / parts] and [parts, K / parts, N]:
+// no copy), then split_sum_map sums them in order with the epilogue. The batch runs on the
+// tiles automatic picks on Hopper (its producer configurations) and on the SIMT tiles
+// elsewhere: four kernels a type to compile, not every configuration.
+template <class T, class TC, class Act>
+ct::pending gemm_split_k(const ct::stream& s, ct::tensor<TC>& c3, const ct::tensor<T>& a3, const ct::tensor<T>& b3,
+                         const ct::tensor<TC>& residual3, const ct::tensor<TC>& bias3, float alpha, float beta,
+                         bool has_bias, int parts) {
+  const ct::tensor<T> a_parts = a3.unflatten(2, parts).transpose(0, 2).squeeze(2);
+  const ct::tensor<T> b_parts = b3.unflatten(1, parts).squeeze(0);
+  auto partial = ct::empty<float>({index_t(parts), c3.extent(1), c3.extent(2)}, c3.dev());
+  const ct::tensor<float> none = placeholder_on<float>(c3.dev()).view();
+  const auto run = [&](auto cfg) {
+    (void)gemm_launch<T, float, identity, decltype(cfg), false>(s, partial, a_parts, b_parts, none, none, 1.0f, 0.0f,
+                                                                false);
+  };
+  if (gemm_use_wgmma(s.dev()))
+    gemm_use_clusters(a_parts, b_parts, c3.extent(2)) ? run(gemm_wgmma_producer_cluster{}) : run(gemm_wgmma_producer{});
+  else
+    gemm_use_short_m(c3.extent(1)) ? run(gemm_short_m{}) : run(gemm_square{});
+  constexpr int BM = 8, BN = 256;
+  return ct::launch(s, split_sum_map<TC, Act, BM, BN>{}, c3.partition(ct::shape<1, BM, BN>{}), partial, residual3,
+                    bias3, alpha, beta, int(has_bias));
+}
+
 }  // namespace detail
 
 // c = Act(alpha * a @ b + beta * residual + bias); Act is identity (default), relu, silu or
@@ -346,6 +408,11 @@ ct::pending gemm(const ct::stream& s, ct::tensor<TC>& c, const ct::tensor<T>& a,
   const ct::tensor<TC>& placeholder = detail::placeholder_on<TC>(c.dev());
   const ct::tensor<TC> residual3 = has_residual ? detail::as_batched(*args.residual) : placeholder.view();
   const ct::tensor<TC> bias3 = has_bias ? args.bias->unsqueeze(0).unsqueeze(0) : placeholder.view();
+  if constexpr (!std::is_same_v<T, float>) {
+    if (args.split_k != 1)
+      return detail::gemm_split_k<T, TC, Act>(s, c3, a3, b3, residual3, bias3, args.alpha, args.beta, has_bias,
+                                              args.split_k);
+  }
   if constexpr (std::is_same_v<T, float>) {
     if (args.allow_tf32)
       return detail::gemm_pick<T, TC, Act, true>(s, c3, a3, b3, residual3, bias3, args.alpha, args.beta, has_bias,
