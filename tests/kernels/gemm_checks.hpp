@@ -17,7 +17,6 @@ using namespace ct_test;
 namespace kn = ct::kernels;
 using ct::index_t;
 
-
 struct dims {
   index_t b, m, n, k;
 };
