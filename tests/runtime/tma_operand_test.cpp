@@ -41,6 +41,19 @@ TEST(tma_operand, a_batch_keeps_its_stride) {
   EXPECT_EQ(box->batch_stride, 8192);
 }
 
+// The GEMM's split-K views a [M, K] operand as [S, M, K / S]: the batch stride (K / S) below the
+// row stride (K). TMA takes strides in any order, so the parts load by TMA too.
+TEST(tma_operand, split_k_parts_keep_their_strides) {
+  const index_t extent[3] = {8, 4096, 512}, stride[3] = {512, 4096, 1};
+  const auto box = tma_box_for_operand(aligned_base, true, extent, stride, 64);
+  ASSERT_TRUE(box.has_value());
+  EXPECT_EQ(box->batches, 8);
+  EXPECT_EQ(box->batch_stride, 512);
+  EXPECT_EQ(box->row_stride, 4096);
+  EXPECT_EQ(box->cols, 512);
+  EXPECT_EQ(ct::detail::tma_problem(*box), "");
+}
+
 TEST(tma_operand, operands_tma_cannot_describe_get_none) {
   const auto none = [](const void* base, index_t b, index_t r, index_t c, index_t sb, index_t sr, index_t sc) {
     const index_t extent[3] = {b, r, c}, stride[3] = {sb, sr, sc};
