@@ -44,8 +44,7 @@ struct options {
   std::vector<std::pair<std::string, ct::kernels::gemm_tiling>> tilings = {{"automatic", ct::kernels::gemm_tiling::automatic}};
   bool diagnostics = true;  // also time the bare main loop (bare_gemm), one and two tile blocks a CTA
   std::vector<std::array<ct::index_t, 3>> shapes;  // --shapes: these instead of issue 6's
-  std::vector<int> splits;                          // --split-k: also these gemm_args::split_k
-  // What ctile runs, a column pair each: the tilings, then the splits (made by parse).
+  // What ctile runs, a column pair each: the tilings, then --split-k's part counts (made by parse).
   std::vector<std::pair<std::string, ct::kernels::gemm_args<ct::bf16>>> configs;
 };
 
@@ -241,6 +240,7 @@ std::string json_of(const result& r) {
 
 options parse(int argc, char** argv) {
   options o;
+  std::vector<int> splits;  // --split-k
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&] {
@@ -282,7 +282,7 @@ options parse(int argc, char** argv) {
                throw ct::error("bench_gemm: --split-k takes part counts from 1 to 64, separated by commas; not '" + item +
                                "'");
            }))
-        o.splits.push_back(int(e[0]));
+        splits.push_back(int(e[0]));
     } else throw ct::error("bench_gemm: unknown option " + a +
                            " (--out FILE, --quick, --seconds S, --no-diagnostics, --tiles T[,T...], --shapes MxNxK[,...], --split-k S[,...])");
   }
@@ -291,7 +291,7 @@ options parse(int argc, char** argv) {
     o.configs.emplace_back(name, ct::kernels::gemm_args<ct::bf16>{});
     o.configs.back().second.tiles = tiles;
   }
-  for (const int parts : o.splits) {
+  for (const int parts : splits) {
     o.configs.emplace_back("split_k=" + std::to_string(parts), ct::kernels::gemm_args<ct::bf16>{});
     o.configs.back().second.split_k = parts;
   }
